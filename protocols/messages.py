@@ -1,0 +1,299 @@
+"""Protocol v1 messages as frozen dataclasses, one per message type, with their payload layout.
+
+Each class names its ``TYPE`` and one field codec per dataclass field (``LAYOUT``), in wire order.
+See ``SPEC.md`` for the meaning of every field and the rules of the exchange.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from protocols.codes import DispensePhase, FaultCode, MsgType, NakCode, ShoeState
+from protocols.fields import (
+    BOOL,
+    CARD,
+    CARD_READ,
+    LOGGED_EVENT,
+    STR,
+    U8,
+    U8_BOOL,
+    U16,
+    U32,
+    CardRead,
+    Enum8,
+    Field,
+    ListOf,
+    LoggedEvent,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """Base of every message. Subclasses set ``TYPE`` and ``LAYOUT``."""
+
+    TYPE: ClassVar[MsgType]
+    LAYOUT: ClassVar[tuple[Field[Any], ...]] = ()
+
+
+# --- host requests ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Identify(Message):
+    TYPE = MsgType.IDENTIFY
+
+
+@dataclass(frozen=True, slots=True)
+class GetStatus(Message):
+    TYPE = MsgType.GET_STATUS
+
+
+@dataclass(frozen=True, slots=True)
+class Dispense(Message):
+    """Dispense one stack of ``cards`` cards under ``dispense_id`` (idempotent by id)."""
+
+    TYPE = MsgType.DISPENSE
+    LAYOUT = (U32, U8)
+    dispense_id: int
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueryDispense(Message):
+    """Ask what became of ``dispense_id`` without ever moving a card."""
+
+    TYPE = MsgType.QUERY_DISPENSE
+    LAYOUT = (U32,)
+    dispense_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseStub(Message):
+    TYPE = MsgType.RELEASE_STUB
+
+
+@dataclass(frozen=True, slots=True)
+class Scan(Message):
+    """Read one card the dealer passes across the reader, waiting at most ``timeout_ms``."""
+
+    TYPE = MsgType.SCAN
+    LAYOUT = (U16,)
+    timeout_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCheck(Message):
+    TYPE = MsgType.DECK_CHECK
+
+
+@dataclass(frozen=True, slots=True)
+class SelfTest(Message):
+    TYPE = MsgType.SELF_TEST
+
+
+@dataclass(frozen=True, slots=True)
+class GetCounters(Message):
+    TYPE = MsgType.GET_COUNTERS
+
+
+@dataclass(frozen=True, slots=True)
+class ReadEventLog(Message):
+    TYPE = MsgType.READ_EVENT_LOG
+    LAYOUT = (U32, U8)
+    first_event: int
+    max_events: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClearFault(Message):
+    """Clear one fault, or every clearable fault when ``code`` is 0."""
+
+    TYPE = MsgType.CLEAR_FAULT
+    LAYOUT = (U8,)
+    code: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Reset(Message):
+    TYPE = MsgType.RESET
+
+
+@dataclass(frozen=True, slots=True)
+class EventAck(Message):
+    """Cumulative acknowledgement: every event up to and including ``event_no`` arrived. No reply."""
+
+    TYPE = MsgType.EVENT_ACK
+    LAYOUT = (U32, U32)
+    boot_id: int
+    event_no: int
+
+
+# --- shoe responses --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Identity(Message):
+    TYPE = MsgType.IDENTITY
+    LAYOUT = (STR, STR, STR, U8, U16, U32)
+    model: str
+    serial: str
+    firmware: str
+    protocol_version: int
+    capabilities: int
+    boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Status(Message):
+    TYPE = MsgType.STATUS
+    LAYOUT = (Enum8(ShoeState), U16, U16, U32, U32, U32, U32, BOOL, BOOL)
+    state: ShoeState
+    faults: int
+    cards_remaining: int
+    last_dispense_id: int
+    active_dispense_id: int
+    event_counter: int
+    boot_id: int
+    tray_occupied: bool
+    door_open: bool
+
+    UNKNOWN_REMAINING: ClassVar[int] = 0xFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class DispenseReport(Message):
+    TYPE = MsgType.DISPENSE_REPORT
+    LAYOUT = (U32, Enum8(DispensePhase), BOOL, U8, ListOf(CARD_READ))
+    dispense_id: int
+    phase: DispensePhase
+    replayed: bool
+    fault: int
+    cards: tuple[CardRead, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StubReleased(Message):
+    TYPE = MsgType.STUB_RELEASED
+    LAYOUT = (U8,)
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult(Message):
+    TYPE = MsgType.SCAN_RESULT
+    LAYOUT = (CARD_READ,)
+    read: CardRead
+
+
+@dataclass(frozen=True, slots=True)
+class DeckReport(Message):
+    """Deck check: how many cards the shoe holds, which identities, which appear twice, unreadable."""
+
+    TYPE = MsgType.DECK_REPORT
+    LAYOUT = (U8, ListOf(CARD), ListOf(CARD), U8)
+    count: int
+    present: tuple[str, ...]
+    duplicates: tuple[str, ...]
+    unreadable: int
+
+
+@dataclass(frozen=True, slots=True)
+class SelfTestReport(Message):
+    TYPE = MsgType.SELF_TEST_REPORT
+    LAYOUT = (BOOL, ListOf(U8_BOOL))
+    passed: bool
+    results: tuple[tuple[int, bool], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Counters(Message):
+    TYPE = MsgType.COUNTERS
+    LAYOUT = (U32, U32, U32, U32, U32, U32, U32)
+    cards: int
+    stacks: int
+    jams: int
+    misreads: int
+    power_cycles: int
+    double_feeds: int
+    misfeeds: int
+
+
+@dataclass(frozen=True, slots=True)
+class EventLog(Message):
+    TYPE = MsgType.EVENT_LOG
+    LAYOUT = (U32, BOOL, ListOf(LOGGED_EVENT))
+    boot_id: int
+    more: bool
+    events: tuple[LoggedEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Ok(Message):
+    TYPE = MsgType.OK
+
+
+@dataclass(frozen=True, slots=True)
+class Nak(Message):
+    TYPE = MsgType.NAK
+    LAYOUT = (Enum8(NakCode), STR)
+    code: NakCode
+    detail: str
+
+
+# --- shoe events (reliable: numbered, acknowledged, re-sent) ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Event(Message):
+    """Base of events; ``event_no`` counts from 1 at each boot."""
+
+    event_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardReadEvent(Event):
+    TYPE = MsgType.CARD_READ
+    LAYOUT = (U32, U32, U8, CARD_READ)
+    dispense_id: int
+    position: int
+    read: CardRead
+
+
+@dataclass(frozen=True, slots=True)
+class StackReady(Event):
+    TYPE = MsgType.STACK_READY
+    LAYOUT = (U32, U32, ListOf(CARD_READ))
+    dispense_id: int
+    cards: tuple[CardRead, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StackTaken(Event):
+    TYPE = MsgType.STACK_TAKEN
+    LAYOUT = (U32, U32)
+    dispense_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRaised(Event):
+    TYPE = MsgType.FAULT_RAISED
+    LAYOUT = (U32, Enum8(FaultCode), U32)
+    code: FaultCode
+    dispense_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCleared(Event):
+    TYPE = MsgType.FAULT_CLEARED
+    LAYOUT = (U32, Enum8(FaultCode))
+    code: FaultCode
+
+
+ALL_MESSAGES: tuple[type[Message], ...] = (
+    Identify, GetStatus, Dispense, QueryDispense, ReleaseStub, Scan, DeckCheck, SelfTest, GetCounters,
+    ReadEventLog, ClearFault, Reset, EventAck,
+    Identity, Status, DispenseReport, StubReleased, ScanResult, DeckReport, SelfTestReport, Counters,
+    EventLog, Ok, Nak,
+    CardReadEvent, StackReady, StackTaken, FaultRaised, FaultCleared,
+)  # fmt: skip
