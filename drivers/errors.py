@@ -1,0 +1,65 @@
+"""The driver error tree. Library exceptions (pyserial, pyusb, OSError) are translated at the edge.
+
+::
+
+    ShoeError
+    ├── ShoeUnavailable        nothing answers at that port (absent, unplugged, busy, no permission)
+    ├── ShoeInitError          it answered but could not be brought up (wrong protocol version, ...)
+    ├── ShoeIOError            the link failed while in use (link lost)
+    ├── ShoeTimeout            no answer in time (also a built-in TimeoutError)
+    ├── ShoeProtocolError      the shoe said something this host cannot accept (NAK, bad reply)
+    └── ShoeFault              the shoe reports a device fault (jam, door open, ...): code and text
+"""
+
+from __future__ import annotations
+
+from protocols.codes import FAULT_INFO, FaultCode, NakCode
+
+
+class ShoeError(Exception):
+    """Base of every error the drivers raise. ``hint`` tells a person what to do next."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+
+class ShoeUnavailable(ShoeError):
+    hint = (
+        "check the cable and the port name (shoectl devices lists candidates), "
+        "and that no other program holds the port"
+    )
+
+
+class ShoeInitError(ShoeError):
+    hint = "check the shoe's firmware speaks protocol version 1 (shoectl identify)"
+
+
+class ShoeIOError(ShoeError):
+    hint = "the link dropped: check the cable; the controller reconnects and reconciles by itself"
+
+
+class ShoeTimeout(ShoeError, TimeoutError):
+    hint = "the shoe did not answer in time: check it is powered and connected, or raise the timeout"
+
+
+class ShoeProtocolError(ShoeError):
+    """The shoe refused a request (``nak`` set) or answered with something unexpected."""
+
+    hint = "this is a host/shoe disagreement: note the message and report it with shoectl events output"
+
+    def __init__(self, message: str, *, nak: NakCode | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.nak = nak
+
+
+class ShoeFault(ShoeError):
+    """A device fault, with its code and the technician's next step."""
+
+    def __init__(self, code: FaultCode, message: str | None = None) -> None:
+        info = FAULT_INFO[code]
+        super().__init__(message or f"shoe fault {code.name}: {info.text}", hint=info.hint)
+        self.code = code

@@ -1,0 +1,73 @@
+"""One byte-stream interface for every link, and the lookup of a backend by the port URL's scheme.
+
+A backend implements ``write``, ``read`` and ``close``; it raises only ``drivers.errors`` exceptions.
+Backends are imported lazily, so pyusb is imported only when a ``usb://`` port is opened.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from drivers.errors import ShoeUnavailable
+
+
+class Transport(ABC):
+    """A bidirectional byte stream to one shoe."""
+
+    url: str
+
+    @abstractmethod
+    def write(self, data: bytes) -> None:
+        """Send all of ``data``. Raises ``ShoeIOError`` when the link is gone."""
+
+    @abstractmethod
+    def read(self, timeout: float) -> bytes:
+        """Return the bytes available within ``timeout`` seconds; ``b""`` when none came (normal).
+
+        Raises ``ShoeIOError`` when the link is gone.
+        """
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the port. Idempotent; wakes a reader blocked in ``read``."""
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+Opener = Callable[[str], Transport]
+
+# scheme -> "module:function"; the module is imported on first use only.
+_BACKENDS: dict[str, str] = {
+    "serial": "drivers.serial_transport:open_serial",
+    "socket": "drivers.serial_transport:open_serial",
+    "usb": "drivers.usb_transport:open_usb",
+    "emu": "drivers.emu_transport:open_emulator",
+}
+
+
+def scheme_of(url: str) -> str:
+    """The backend scheme of a port URL; a bare device path (``/dev/ttyUSB0``, ``COM3``) is serial."""
+    if "://" not in url:
+        return "serial"
+    return urlsplit(url).scheme.lower()
+
+
+def open_transport(url: str) -> Transport:
+    """Open the transport a port URL names: a device path, ``serial://``, ``socket://``, ``usb://``, ``emu://``."""
+    scheme = scheme_of(url)
+    target = _BACKENDS.get(scheme)
+    if target is None:
+        known = ", ".join(f"{s}://" for s in sorted(_BACKENDS))
+        raise ShoeUnavailable(
+            f"port {url!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}"
+        )
+    module_name, func_name = target.split(":")
+    opener: Opener = getattr(importlib.import_module(module_name), func_name)
+    return opener(url)

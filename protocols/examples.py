@@ -1,0 +1,41 @@
+"""Example frames for SPEC.md §10: ``python -m protocols.examples`` prints the table."""
+
+from __future__ import annotations
+
+from protocols import codec
+from protocols import messages as m
+from protocols.codes import DispensePhase, FaultCode, ShoeState
+from protocols.fields import CardRead
+
+EXAMPLES: tuple[tuple[str, m.Message, int], ...] = (
+    ("host asks for identity, seq 1", m.Identify(), 1),
+    (
+        "shoe identity",
+        m.Identity("CS-200", "SN0001", "1.4.2", 1, 0x003F, 0x1234ABCD),
+        1,
+    ),
+    ("host asks for status, seq 2", m.GetStatus(), 2),
+    (
+        "idle shoe, 52 cards, nothing dispensed yet",
+        m.Status(ShoeState.IDLE, 0, 52, 0, 0, 0, 0x1234ABCD, False, False),
+        2,
+    ),
+    ("dispense id 1, two cards, seq 3", m.Dispense(1, 2), 3),
+    ("dispense 1 started", m.DispenseReport(1, DispensePhase.STARTED, False, 0, ()), 3),
+    ("event 1: dispense 1, card 1 is As", m.CardReadEvent(1, 1, 1, CardRead("As")), 0),
+    ("event 2: dispense 1, card 2 is Td", m.CardReadEvent(2, 1, 2, CardRead("Td")), 0),
+    ("event 3: stack 1 ready", m.StackReady(3, 1, (CardRead("As"), CardRead("Td"))), 0),
+    ("host acknowledges events up to 3", m.EventAck(0x1234ABCD, 3), 4),
+    ("event 4: jam during dispense 2", m.FaultRaised(4, FaultCode.JAM, 2), 0),
+)
+
+
+def table() -> str:
+    lines = ["| what | message | wire bytes (hex) |", "|---|---|---|"]
+    for what, message, seq in EXAMPLES:
+        lines.append(f"| {what} | `{message!r}` | `{codec.encode(message, seq).hex(' ')}` |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(table())
