@@ -34,6 +34,10 @@ class Transport(ABC):
     def close(self) -> None:
         """Release the port. Idempotent; wakes a reader blocked in ``read``."""
 
+    def reopen(self) -> Transport:
+        """Open the same port again after a link loss (a replugged adapter, a restarted emulator)."""
+        return open_transport(self.url)
+
     def __enter__(self) -> Transport:
         return self
 
@@ -65,9 +69,7 @@ def open_transport(url: str) -> Transport:
     target = _BACKENDS.get(scheme)
     if target is None:
         known = ", ".join(f"{s}://" for s in sorted(_BACKENDS))
-        raise ShoeUnavailable(
-            f"port {url!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}"
-        )
+        raise ShoeUnavailable(f"port {url!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}")
     module_name, func_name = target.split(":")
     opener: Opener = getattr(importlib.import_module(module_name), func_name)
     return opener(url)

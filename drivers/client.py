@@ -1,0 +1,300 @@
+"""``ShoeClient``: the hardware abstraction layer. One shoe, any transport, commands and events.
+
+- Commands are request/response with sequence numbers, timeouts and bounded re-sends (``Link``).
+- Events are sequenced (no duplicates, in order), acknowledged, and handed to subscribers.
+- A dispense happens exactly once (SPEC §6): after any timeout, link loss or reboot the client reads
+  STATUS and asks the shoe about its last dispense id before it will send a new one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import structlog
+
+from drivers.errors import ShoeError, ShoeFault, ShoeInitError, ShoeIOError, ShoeProtocolError, ShoeTimeout
+from drivers.link import Link
+from drivers.notices import LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
+from drivers.sequencer import EventSequencer
+from drivers.stacks import DispenseFailed, Stack, StackTracker
+from drivers.timeouts import LinkTimeouts
+from drivers.transport import Transport, open_transport
+from protocols import codec
+from protocols import messages as m
+from protocols.codes import PROTOCOL_VERSION, DispensePhase, FaultCode, NakCode, faults_from_flags
+from protocols.fields import CardRead
+
+log = structlog.get_logger("drivers.client")
+
+T = TypeVar("T", bound=m.Message)
+Subscriber = Callable[[m.Event | Notice], None]
+_NAK_HINTS = {
+    NakCode.BAD_STATE: "the shoe cannot do that now: check shoectl status (is a stack waiting in the tray?)",
+    NakCode.BAD_ARGUMENT: "a value was out of range for this shoe",
+    NakCode.NOT_SUPPORTED: "this shoe model lacks that capability (shoectl identify lists them)",
+    NakCode.UNSUPPORTED_VERSION: "the shoe speaks another protocol version; update host or firmware",
+}
+
+
+class ShoeClient:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        timeouts: LinkTimeouts | None = None,
+        auto_reconnect: bool = True,
+        resume: tuple[int, int] | None = None,
+    ) -> None:
+        """``resume=(boot_id, last_event_no)`` continues an event stream a journal already holds."""
+        self.timeouts = timeouts or LinkTimeouts()
+        self._subscribers: list[Subscriber] = []
+        self._sequencer = EventSequencer()
+        self._resume = resume
+        self._trackers: dict[int, StackTracker] = {}
+        self._dispense_lock = threading.Lock()
+        self._needs_resync = True
+        self._next_dispense_id = 1
+        self.identity: m.Identity | None = None
+        self.link = Link(
+            transport,
+            timeouts=self.timeouts,
+            on_event=self._on_event,
+            on_notice=self._on_notice,
+            auto_reconnect=auto_reconnect,
+        )
+
+    @classmethod
+    def open(cls, url: str, **kwargs: object) -> ShoeClient:
+        """Open the port a URL names, start the link and resynchronise. The caller closes it."""
+        client = cls(open_transport(url), **kwargs)  # type: ignore[arg-type]
+        try:
+            client.connect()
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    def connect(self) -> None:
+        self.link.start()
+        self.resync()
+
+    def close(self) -> None:
+        self.link.close()
+
+    def __enter__(self) -> ShoeClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Receive every shoe event (in order, once) and link notice. Runs on the link's thread."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    # --- commands ---------------------------------------------------------------------------------
+
+    def identify(self) -> m.Identity:
+        return self._call(m.Identify(), m.Identity)
+
+    def status(self) -> m.Status:
+        return self._call(m.GetStatus(), m.Status)
+
+    def counters(self) -> m.Counters:
+        return self._call(m.GetCounters(), m.Counters)
+
+    def self_test(self) -> m.SelfTestReport:
+        return self._call(m.SelfTest(), m.SelfTestReport, timeout=max(self.timeouts.reply, 5.0))
+
+    def deck_check(self) -> m.DeckReport:
+        return self._call(m.DeckCheck(), m.DeckReport, timeout=max(self.timeouts.reply, 10.0))
+
+    def release_stub(self) -> int:
+        return self._call(m.ReleaseStub(), m.StubReleased, timeout=max(self.timeouts.reply, 5.0)).count
+
+    def scan(self, timeout: float | None = None) -> CardRead:
+        wait = self.timeouts.scan if timeout is None else timeout
+        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, timeout=wait + self.timeouts.reply, retries=0)
+        return result.read
+
+    def clear_fault(self, code: FaultCode | None = None) -> None:
+        self._call(m.ClearFault(int(code) if code else 0), m.Ok)
+
+    def reset(self) -> None:
+        """Reboot the shoe and resynchronise with its new boot."""
+        self._call(m.Reset(), m.Ok)
+        self._needs_resync = True
+        self.resync()
+
+    def event_log(self, first_event: int = 1, max_events: int = 64) -> tuple[int, list[m.Event], bool]:
+        """Read back logged events: (boot id, events, more)."""
+        log_msg = self._call(m.ReadEventLog(first_event, max_events), m.EventLog)
+        events = [codec.decode_payload(e.msg_type, e.payload) for e in log_msg.events]
+        return log_msg.boot_id, [e for e in events if isinstance(e, m.Event)], log_msg.more
+
+    def dispense(self, cards: int = 2) -> Stack:
+        """Dispense one stack of ``cards`` cards, exactly once, and return its reads."""
+        with self._dispense_lock:
+            if self._needs_resync:
+                self.resync()
+            dispense_id = self._next_dispense_id
+            self._next_dispense_id += 1
+            tracker = StackTracker(dispense_id)
+            self._trackers[dispense_id] = tracker
+            try:
+                try:
+                    report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport, retries=0)
+                except (ShoeTimeout, ShoeIOError) as exc:
+                    log.warning("dispense reply lost; reconciling", dispense_id=dispense_id, error=str(exc))
+                    self._needs_resync = True
+                    report = self._reconcile(dispense_id, cards)
+                return self._finish(tracker, report, cards)
+            finally:
+                del self._trackers[dispense_id]
+
+    # --- reconciliation ------------------------------------------------------------------------
+
+    def resync(self) -> Resynced:
+        """Identify, read STATUS, fill event gaps from the shoe's log, and set the dispense id floor."""
+        identity = self.identify()
+        if identity.protocol_version != PROTOCOL_VERSION:
+            raise ShoeInitError(
+                f"shoe {identity.serial} speaks protocol {identity.protocol_version}, this host {PROTOCOL_VERSION}"
+            )
+        self.identity = identity
+        status = self.status()
+        seq = self._sequencer
+        if seq.boot_id is None:
+            start = self._resume[1] if self._resume and self._resume[0] == status.boot_id else status.event_counter
+            seq.new_boot(status.boot_id, start)
+        elif seq.boot_id != status.boot_id:
+            old = seq.boot_id
+            seq.new_boot(status.boot_id, 0)
+            log.warning("shoe rebooted", old_boot_id=old, new_boot_id=status.boot_id)
+            self._publish(ShoeRebooted(old, status.boot_id))
+        refilled = self._refill(status)
+        self._next_dispense_id = max(self._next_dispense_id, status.last_dispense_id + 1, status.active_dispense_id + 1)
+        self._needs_resync = False
+        notice = Resynced(status.boot_id, status.event_counter, status.last_dispense_id, refilled)
+        self._publish(notice)
+        return notice
+
+    def _refill(self, status: m.Status) -> int:
+        refilled = 0
+        while self._sequencer.last_delivered < status.event_counter:
+            first = self._sequencer.last_delivered + 1
+            boot, events, more = self.event_log(first, 32)
+            if boot != status.boot_id or not events:
+                break
+            for event in events:
+                refilled += 1
+                self._on_event(event)
+            if not more:
+                break
+        return refilled
+
+    def _reconcile(self, dispense_id: int, cards: int) -> m.DispenseReport:
+        """After a lost reply or link: learn what became of ``dispense_id`` without ever doubling it."""
+        self._await_link()
+        self.resync()
+        report = self._call(m.QueryDispense(dispense_id), m.DispenseReport)
+        if report.phase is DispensePhase.UNKNOWN:
+            # The shoe never received it: the same id is safe to send again (SPEC §6 rule 2).
+            report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport)
+        return report
+
+    def _finish(self, tracker: StackTracker, report: m.DispenseReport, cards: int) -> Stack:
+        dispense_id = tracker.dispense_id
+        for _ in range(self.timeouts.retries + 2):
+            if report.phase is DispensePhase.COMPLETE:
+                return Stack(dispense_id, report.cards, report.replayed)
+            if report.phase is DispensePhase.FAILED:
+                raise DispenseFailed(FaultCode(report.fault or FaultCode.INTERNAL_ERROR), dispense_id, report.cards)
+            tracker.wait(self.timeouts.dispense(cards))
+            if tracker.result is not None:
+                return Stack(dispense_id, tracker.result)
+            if tracker.fault is not None:
+                raise DispenseFailed(tracker.fault, dispense_id, tracker.cards_so_far())
+            tracker.interrupted = False
+            self._needs_resync = True
+            report = self._reconcile(dispense_id, cards)
+        raise ShoeTimeout(f"dispense {dispense_id} did not complete; shoe reports {report.phase.name}")
+
+    # --- plumbing --------------------------------------------------------------------------------
+
+    def _call(
+        self,
+        message: m.Message,
+        expected: type[T],
+        *,
+        timeout: float | None = None,
+        retries: int | None = None,
+    ) -> T:
+        try:
+            response = self.link.request(message, timeout=timeout, retries=retries)
+        except ShoeIOError:
+            if self.link.wait_connected(0) or not self._await_link():
+                raise
+            response = self.link.request(message, timeout=timeout, retries=retries)
+        if isinstance(response, m.Nak):
+            raise self._nak_error(message, response)
+        if not isinstance(response, expected):
+            raise ShoeProtocolError(f"{message.TYPE.name} answered by {response.TYPE.name}")
+        return response
+
+    def _await_link(self) -> bool:
+        return self.link.wait_connected(self.timeouts.reconnect_give_up)
+
+    def _nak_error(self, message: m.Message, nak: m.Nak) -> ShoeError:
+        what = f"{message.TYPE.name} refused: {nak.code.name}" + (f" ({nak.detail})" if nak.detail else "")
+        if nak.code is NakCode.FAULT_ACTIVE:
+            faults = faults_from_flags(self.link.request(m.GetStatus()).faults)  # type: ignore[attr-defined]
+            if faults:
+                return ShoeFault(faults[0], f"{what}; active fault {faults[0].name}")
+        return ShoeProtocolError(what, nak=nak.code, hint=_NAK_HINTS.get(nak.code))
+
+    def _on_event(self, event: m.Event) -> None:
+        accepted = self._sequencer.offer(event)
+        for delivered in accepted.deliver:
+            self._track(delivered)
+            self._publish(delivered)
+        if accepted.ack is not None and self._sequencer.boot_id is not None:
+            self.link.send(m.EventAck(self._sequencer.boot_id, accepted.ack))
+
+    def _track(self, event: m.Event) -> None:
+        if isinstance(event, m.CardReadEvent | m.StackReady | m.FaultRaised):
+            tracker = self._trackers.get(event.dispense_id)
+            if tracker is None:
+                return
+            if isinstance(event, m.CardReadEvent):
+                tracker.card_read(event.position, event.read)
+            elif isinstance(event, m.StackReady):
+                tracker.ready(event.cards)
+            else:
+                tracker.failed(event.code)
+
+    def _on_notice(self, notice: Notice) -> None:
+        if isinstance(notice, LinkLost):
+            self._needs_resync = True
+            for tracker in list(self._trackers.values()):
+                tracker.interrupt()
+        elif isinstance(notice, LinkRestored) and not self._dispense_lock.locked():
+            threading.Thread(target=self._background_resync, name="shoe-resync", daemon=True).start()
+        self._publish(notice)
+
+    def _background_resync(self) -> None:
+        try:
+            with self._dispense_lock:
+                if self._needs_resync:
+                    self.resync()
+        except ShoeError as exc:
+            log.warning("resync after reconnect failed; next command retries", error=str(exc))
+
+    def _publish(self, item: m.Event | Notice) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(item)
+            except Exception:
+                log.exception("event subscriber failed", item=type(item).__name__)

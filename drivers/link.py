@@ -1,0 +1,218 @@
+"""The link: one reader thread over a transport, serialised requests, and reconnection.
+
+It knows frames and sequence numbers, not what the messages mean. Responses are matched to the one
+outstanding request by ``seq`` (a late duplicate is dropped); events go to ``on_event``; link edges
+go to ``on_notice``. Both callbacks run on the reader thread and must not make requests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from drivers.errors import ShoeError, ShoeIOError, ShoeTimeout
+from drivers.notices import LinkLost, LinkRestored, Notice
+from drivers.timeouts import LinkTimeouts
+from drivers.transport import Transport
+from protocols import codec
+from protocols.framing import BadFrame, Deframer
+from protocols.messages import Event, Message
+
+log = structlog.get_logger("drivers.link")
+
+
+@dataclass
+class LinkStats:
+    frames_in: int = 0
+    frames_out: int = 0
+    bad_frames: int = 0
+    bad_messages: int = 0
+    late_responses: int = 0
+    retries: int = 0
+    timeouts: int = 0
+    link_losses: int = 0
+    reconnects: int = 0
+
+
+class _Pending:
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+        self.done = threading.Event()
+        self.response: Message | None = None
+        self.error: ShoeError | None = None
+
+
+class Link:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        timeouts: LinkTimeouts,
+        on_event: Callable[[Event], None],
+        on_notice: Callable[[Notice], None],
+        auto_reconnect: bool = True,
+    ) -> None:
+        self._transport = transport
+        self.timeouts = timeouts
+        self._on_event = on_event
+        self._on_notice = on_notice
+        self._auto_reconnect = auto_reconnect
+        self._deframer = Deframer()
+        self._write_lock = threading.Lock()
+        self._request_lock = threading.Lock()
+        self._pending: _Pending | None = None
+        self._seq = 0
+        self._connected = threading.Event()
+        self._connected.set()
+        self._closed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.stats = LinkStats()
+
+    @property
+    def url(self) -> str:
+        return self._transport.url
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def start(self) -> None:
+        self._write(b"\x00")  # flush any partial frame the shoe holds (SPEC §2)
+        self._thread = threading.Thread(target=self._run, name=f"shoe-link {self.url}", daemon=True)
+        self._thread.start()
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self._connected.wait(timeout)
+
+    def request(self, message: Message, *, timeout: float | None = None, retries: int | None = None) -> Message:
+        """Send one request and return its response, re-sending the same bytes on silence."""
+        timeout = self.timeouts.reply if timeout is None else timeout
+        retries = self.timeouts.retries if retries is None else retries
+        with self._request_lock:
+            if not self._connected.is_set():
+                raise ShoeIOError(f"{self.url}: link is down (reconnecting)")
+            self._seq = self._seq % 0xFFFF + 1
+            pending = _Pending(self._seq)
+            wire = codec.encode(message, pending.seq)
+            self._pending = pending
+            try:
+                for attempt in range(retries + 1):
+                    if attempt:
+                        self.stats.retries += 1
+                    self._write(wire)
+                    if pending.done.wait(timeout):
+                        break
+                else:
+                    self.stats.timeouts += 1
+                    tries = retries + 1
+                    raise ShoeTimeout(
+                        f"no reply to {message.TYPE.name} from {self.url} after {tries} tries of {timeout:g} s"
+                    )
+            finally:
+                self._pending = None
+        if pending.error is not None:
+            raise pending.error
+        assert pending.response is not None
+        return pending.response
+
+    def send(self, message: Message) -> None:
+        """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down."""
+        if self._connected.is_set():
+            # On failure the reader notices the loss; the shoe re-sends and we acknowledge again.
+            with contextlib.suppress(ShoeIOError):
+                self._write(codec.encode(message, 0))
+
+    def close(self) -> None:
+        self._closed.set()
+        self._connected.set()  # release waiters; requests then fail on the closed transport
+        self._transport.close()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+    # --- internals -----------------------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            self._transport.write(data)
+        self.stats.frames_out += 1
+
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            try:
+                data = self._transport.read(self.timeouts.read_poll)
+            except ShoeIOError as exc:
+                if self._closed.is_set():
+                    return
+                self._lost(str(exc))
+                if not self._auto_reconnect or not self._reconnect():
+                    return
+                continue
+            if data:
+                self._dispatch(data)
+
+    def _dispatch(self, data: bytes) -> None:
+        for item in self._deframer.feed(data):
+            if isinstance(item, BadFrame):
+                self.stats.bad_frames += 1
+                log.debug("bad frame discarded", kind=item.kind.value, length=item.length)
+                continue
+            try:
+                message = codec.decode(item)
+            except codec.MessageError as exc:
+                self.stats.bad_messages += 1
+                log.warning("undecodable message", error=str(exc), msg_type=item.msg_type)
+                continue
+            self.stats.frames_in += 1
+            if message.TYPE.is_event:
+                assert isinstance(message, Event)
+                self._on_event(message)
+            elif message.TYPE.is_response:
+                pending = self._pending
+                if pending is not None and pending.seq == item.seq and not pending.done.is_set():
+                    pending.response = message
+                    pending.done.set()
+                else:
+                    self.stats.late_responses += 1
+
+    def _lost(self, reason: str) -> None:
+        self.stats.link_losses += 1
+        self._connected.clear()
+        pending = self._pending
+        if pending is not None:
+            pending.error = ShoeIOError(f"{self.url}: link lost during request ({reason})")
+            pending.done.set()
+        log.warning("shoe link lost", port=self.url, reason=reason)
+        self._notify(LinkLost(reason))
+        self._transport.close()
+
+    def _reconnect(self) -> bool:
+        delay = self.timeouts.reconnect_initial
+        attempts = 0
+        while not self._closed.is_set():
+            attempts += 1
+            try:
+                self._transport = self._transport.reopen()
+                self._deframer.reset()
+                self._transport.write(b"\x00")
+            except ShoeError as exc:
+                log.debug("reconnect attempt failed", port=self.url, attempt=attempts, error=str(exc))
+                if self._closed.wait(delay):
+                    return False
+                delay = min(delay * 2, self.timeouts.reconnect_max)
+                continue
+            self.stats.reconnects += 1
+            self._connected.set()
+            log.info("shoe link restored", port=self.url, attempts=attempts)
+            self._notify(LinkRestored(attempts))
+            return True
+        return False
+
+    def _notify(self, notice: Notice) -> None:
+        try:
+            self._on_notice(notice)
+        except Exception:  # a subscriber's bug must not kill the reader
+            log.exception("notice handler failed", notice=type(notice).__name__)

@@ -1,0 +1,40 @@
+"""What the client tells subscribers besides the shoe's own events: the link's edges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LinkLost:
+    """The link failed; commands wait for it (up to ``reconnect_give_up``) while it reconnects."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class LinkRestored:
+    """The port is open again; the client resynchronises before any new dispense."""
+
+    attempts: int
+
+
+@dataclass(frozen=True)
+class ShoeRebooted:
+    """The shoe's boot id changed: event numbers restarted and unacknowledged events were lost."""
+
+    old_boot_id: int
+    new_boot_id: int
+
+
+@dataclass(frozen=True)
+class Resynced:
+    """Status read and reconciled after connect or reconnect; ``refilled`` events came from the log."""
+
+    boot_id: int
+    event_counter: int
+    last_dispense_id: int
+    refilled: int
+
+
+Notice = LinkLost | LinkRestored | ShoeRebooted | Resynced

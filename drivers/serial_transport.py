@@ -1,0 +1,127 @@
+"""Serial ports and TCP sockets through pyserial.
+
+``/dev/ttyUSB0``, ``serial:///dev/ttyACM0?baud=115200`` and ``socket://127.0.0.1:7000`` (pyserial's own
+URL handler, for an emulator in another process). Device ports are opened exclusively (an advisory
+``flock``: a second controller on the same shoe fails at once instead of stealing bytes).
+
+pyserial facts this module relies on (see ``shared/docs/driver-notes.md``):
+- "device reports readiness to read but returned no data" means the adapter vanished or another
+  process reads the port: both are link loss here.
+- ``read(n)`` with a timeout may return fewer bytes; frame timing is the deframer's job.
+- ``cancel_read()`` wakes a blocked reader; socket ports lack it, and closing them wakes the reader.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import threading
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import serial
+
+from drivers.errors import ShoeIOError, ShoeUnavailable
+from drivers.transport import Transport
+
+DEFAULT_BAUD = 115_200
+POLL_INTERVAL = 0.05
+"""Upper bound on one blocking pyserial read, so ``read(timeout)`` and ``close`` stay responsive."""
+
+
+def parse_serial_url(url: str) -> tuple[str, int]:
+    """Return (pyserial port name, baud rate) for a device path, ``serial://`` or ``socket://`` URL."""
+    if "://" not in url:
+        return url, DEFAULT_BAUD
+    parts = urlsplit(url)
+    if parts.scheme == "socket":
+        return url, DEFAULT_BAUD
+    query = parse_qs(parts.query)
+    unknown = set(query) - {"baud"}
+    if unknown:
+        raise ShoeUnavailable(
+            f"port {url!r}: unknown option(s) {', '.join(sorted(unknown))}",
+            hint="serial:// takes only ?baud=N, e.g. serial:///dev/ttyUSB0?baud=115200",
+        )
+    try:
+        baud = int(query.get("baud", [str(DEFAULT_BAUD)])[-1])
+    except ValueError:
+        raise ShoeUnavailable(f"port {url!r}: baud must be a whole number", hint="e.g. ?baud=115200") from None
+    path = (parts.netloc + parts.path) or ""
+    if not path:
+        raise ShoeUnavailable(f"port {url!r} names no device", hint="e.g. serial:///dev/ttyUSB0")
+    return path, baud
+
+
+class SerialTransport(Transport):
+    """A pyserial port as a transport."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        port, baud = parse_serial_url(url)
+        is_socket = port.startswith("socket://")
+        try:
+            if is_socket:
+                self._port = serial.serial_for_url(port, timeout=POLL_INTERVAL)
+            else:
+                self._port = serial.serial_for_url(
+                    port, baudrate=baud, timeout=POLL_INTERVAL, write_timeout=2.0, exclusive=True
+                )
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise _unavailable(url, exc) from exc
+        self._closed = threading.Event()
+
+    def write(self, data: bytes) -> None:
+        try:
+            self._port.write(data)
+            self._port.flush()
+        except (serial.SerialException, OSError, AttributeError, TypeError) as exc:
+            raise ShoeIOError(f"write to {self.url} failed: {exc}") from exc
+
+    def read(self, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        while True:
+            if self._closed.is_set():
+                return b""
+            try:
+                first = self._port.read(1)
+                if first:
+                    waiting = self._port.in_waiting
+                    return first + (self._port.read(waiting) if waiting else b"")
+            except (serial.SerialException, OSError, AttributeError, TypeError) as exc:
+                if self._closed.is_set():
+                    return b""
+                raise ShoeIOError(f"read from {self.url} failed: {exc}") from exc
+            if time.monotonic() >= deadline:
+                return b""
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        cancel = getattr(self._port, "cancel_read", None)
+        if cancel is not None:
+            with contextlib.suppress(serial.SerialException, OSError):
+                cancel()
+        with contextlib.suppress(serial.SerialException, OSError):
+            self._port.close()
+
+
+def _unavailable(url: str, exc: BaseException) -> ShoeUnavailable:
+    text = str(exc)
+    code = getattr(exc, "errno", None)
+    if "exclusively lock" in text or code in (errno.EBUSY, errno.EAGAIN):
+        return ShoeUnavailable(
+            f"port {url} is held by another program: {text}",
+            hint="stop the other program (is shoed running? see: fuser -v PORT), then retry",
+        )
+    if code == errno.EACCES or "Permission denied" in text:
+        return ShoeUnavailable(
+            f"no permission to open {url}: {text}",
+            hint="install udev/60-card-shoe.rules and add this user to the shoe's group (shoectl doctor)",
+        )
+    return ShoeUnavailable(f"cannot open {url}: {text}")
+
+
+def open_serial(url: str) -> Transport:
+    return SerialTransport(url)
