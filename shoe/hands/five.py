@@ -1,0 +1,68 @@
+"""Five-card evaluation and best five of 5, 6 or 7 cards (NY 9 NYCRR 5324.38(b); 58 Pa. Code 655a.6).
+
+Both functions go through the fast integer evaluator (:mod:`shoe.hands.fast`) and turn its rank
+number into a :class:`HandValue` (:func:`hand_value`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from shoe.cards import Card, CardError
+from shoe.hands.categories import Category, HandValue
+from shoe.hands.fast import rank5, rank_cards, rank_class
+
+__all__ = ["best_hand", "evaluate5", "hand_value"]
+
+_STRAIGHTS = (Category.STRAIGHT, Category.STRAIGHT_FLUSH, Category.ROYAL_FLUSH)
+
+
+def _check(cards: Sequence[Card], sizes: tuple[int, ...]) -> tuple[Card, ...]:
+    hand = tuple(cards)
+    if len(hand) not in sizes:
+        raise CardError(f"expected {' or '.join(map(str, sizes))} cards, got {len(hand)}")
+    for c in hand:
+        if not isinstance(c, Card):
+            raise CardError(f"not a Card: {c!r}")
+    if len(set(hand)) != len(hand):
+        raise CardError("duplicate card in " + " ".join(c.code for c in hand))
+    return hand
+
+
+def hand_value(rank: int, five: Sequence[Card]) -> HandValue:
+    """The :class:`HandValue` of rank number ``rank`` (from :mod:`shoe.hands.fast`) made by the five
+    cards ``five``; the cards are put most significant first.  Not checked against each other."""
+    category, tiebreak = rank_class(rank)
+    if category in _STRAIGHTS:
+        ordered = sorted(five, reverse=True)
+        if tiebreak == (5,):  # NY 5324.38(b)(1): in A-2-3-4-5 the ace plays low
+            ordered = ordered[1:] + ordered[:1]
+    else:
+        counts: dict[int, int] = {}
+        for c in five:
+            counts[c.rank] = counts.get(c.rank, 0) + 1
+        ordered = sorted(five, key=lambda c: (counts[c.rank], c.rank, c.suit), reverse=True)
+    return HandValue(category, tiebreak, tuple(ordered))
+
+
+def evaluate5(cards: Sequence[Card]) -> HandValue:
+    """The value of exactly five distinct cards (NY 5324.38(b)(1)-(2))."""
+    hand = _check(cards, (5,))
+    return hand_value(rank5(*(c.index for c in hand)), hand)
+
+
+def best_hand(cards: Sequence[Card]) -> HandValue:
+    """The best five-card hand from 5, 6 or 7 distinct cards (NY 5324.38(e)(7): "the best possible
+    five-card poker hand"; seven-card stud showdown, N.J.A.C. 13:47-20.35).
+
+    Where several five-card subsets tie, the one with the highest cards by (rank, suit) is reported.
+    """
+    hand = tuple(sorted(_check(cards, (5, 6, 7)), reverse=True))
+    best = rank_cards([c.index for c in hand])
+    if len(hand) > 5:
+        for five in combinations(hand, 5):
+            if rank5(*(c.index for c in five)) == best:
+                return hand_value(best, five)
+        raise AssertionError("no five-card subset matches the best rank")  # pragma: no cover
+    return hand_value(best, hand)
