@@ -1,0 +1,142 @@
+"""What every group of round actions shares: the profile, the table, the machine, the ledger, and
+the helpers that refuse, record and void.  The action groups (:mod:`.wagering`, :mod:`.dealing`,
+:mod:`.streets`, :mod:`.settling`, :mod:`.interrupts`) are mixins over this base; the public class is
+:class:`shoe.rules.mississippi.machine.MississippiRound`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from shoe.cards import Card, CardError
+from shoe.rules.errors import IllegalAction, RoundPaused, RuleViolation, UnknownSeat
+from shoe.rules.mississippi.flow import Flow
+from shoe.rules.mississippi.ledger import Ledger, SeatLedger
+from shoe.rules.mississippi.records import MisdealRecord, Record
+from shoe.rules.mississippi.states import STREETS, RoundState, transition_table
+from shoe.rules.mississippi.table import Table, TableConfig, resolve_table
+from shoe.rules.profiles import Citations, CommunitySource, Irregularity, MississippiProfile
+
+__all__ = ["CardInput", "RoundBase"]
+
+R = TypeVar("R", bound=Record)
+
+CardInput = Card | str | None
+"""A card as the shoe or the dealer display gives it: a :class:`Card`, a code, or ``None`` (unreadable)."""
+
+
+class RoundBase:
+    """State and shared helpers of a Mississippi stud round."""
+
+    def __init__(self, profile: MississippiProfile, config: TableConfig | Table) -> None:
+        self.profile = profile
+        self.table = config if isinstance(config, Table) else resolve_table(profile, config)
+        self._flow = Flow(transition_table(profile.community_source, self.table.progressive_lockout))
+        self._book = Ledger()
+
+    # -- state -------------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> RoundState:
+        return self._flow.state
+
+    @property
+    def rules(self) -> Citations:
+        return self.profile.rules
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        """The audit trail: one frozen record per action taken, in order."""
+        return tuple(self._book.records)
+
+    @property
+    def cap(self) -> int:
+        """The aggregate payout cap per hand, in cents (NY 5324.38(f)(2), PA 655a.12(b))."""
+        return self.table.cap
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Everything the round holds, frozen and comparable (secret cards included: for tests and
+        the journal, never for display)."""
+        return (self.state, self._book.freeze())
+
+    @property
+    def expected_stub_count(self) -> int:
+        """52 minus the cards dispensed by the shoe: two per stack, plus 3 with a shoe community source."""
+        players = len(self._book.dealing_seats)
+        shoe_community = self.profile.community_cards if self.profile.community_source is CommunitySource.SHOE else 0
+        return self.profile.deck_size - self.profile.stack_size * players - shoe_community
+
+    # -- refusals ----------------------------------------------------------------------------------
+
+    def _check_step(self, trigger: str, action: str, rule: str) -> None:
+        """Refuse ``action`` unless the table allows ``trigger`` now (paused: :class:`RoundPaused`)."""
+        if self.state is RoundState.PAUSED and trigger not in ("resume", "misdeal"):
+            raise RoundPaused(f"{action} refused: the round is paused; resume or declare a misdeal", rule=rule)
+        if not self._flow.allows(trigger):
+            raise IllegalAction(f"{action} refused in state {self.state.value}", rule=rule)
+
+    def _seat(self, seat: int, rule: str, action: str) -> SeatLedger:
+        """The ledger of a seat that placed a wager; :class:`UnknownSeat` otherwise."""
+        if type(seat) is not int or not 1 <= seat <= self.profile.max_seats:
+            raise UnknownSeat(
+                f"{action} refused: no seat {seat!r} (seats 1 to {self.profile.max_seats})", rule=self.rules.seats
+            )
+        entry = self._book.seats.get(seat)
+        if entry is None:
+            raise UnknownSeat(f"{action} refused: seat {seat} placed no wager", rule=rule)
+        return entry
+
+    @staticmethod
+    def _can(check: Callable[..., None], *args: object) -> bool:
+        try:
+            check(*args)
+        except RuleViolation:
+            return False
+        return True
+
+    # -- changes -----------------------------------------------------------------------------------
+
+    def _commit(self, record: R, trigger: str | None = None, *args: object) -> R:
+        if trigger is not None:
+            self._flow.fire(trigger, *args, rule=record.rule)
+        self._book.records.append(record)
+        return record
+
+    def _identify(self, card: object, seen: set[Card]) -> tuple[Card | None, Irregularity | None, str]:
+        """Check one card against the deck and the cards already seen this round."""
+        if card is None:
+            return None, Irregularity.UNREADABLE_CARD, "a card could not be read"
+        if isinstance(card, str):
+            try:
+                card = Card.parse(card)
+            except CardError:
+                return None, Irregularity.FOREIGN_CARD, f"card {card!r} is not in the loaded deck"
+        if not isinstance(card, Card):
+            return None, Irregularity.FOREIGN_CARD, f"{card!r} is not a card of the loaded deck"
+        if card in seen:
+            return None, Irregularity.DUPLICATE_CARD, f"card {card.code} was already dealt this round"
+        return card, None, ""
+
+    def _misdeal(self, cause: Irregularity, detail: str) -> MisdealRecord:
+        """Void the round: every wager placed is returned (rules digest, "Irregularities")."""
+        row = self.profile.irregularity(cause)
+        returned = tuple((s.seat, s.total_wagered) for _, s in sorted(self._book.seats.items()))
+        prior = self._book.paused_from if self.state is RoundState.PAUSED else self.state
+        record = MisdealRecord(
+            cause=cause,
+            detail=detail,
+            remedy=row.remedy,
+            returned=returned,
+            total_returned=sum(c for _, c in returned),
+            deck_removed=row.deck_removed,
+            security_alert=row.security_alert,
+            prior=prior or self.state,
+            rule=self.rules.irregularity,
+        )
+        return self._commit(record, "misdeal")
+
+    def _finish_if_done(self) -> None:
+        """Complete the round once no hand is left to settle (everyone folded, or all settled)."""
+        if self.state in (*STREETS, RoundState.SETTLEMENT) and not self._book.pending_seats():
+            self._flow.fire("finish", rule=self.rules.settlement)

@@ -1,0 +1,180 @@
+"""Street decisions, community reveals and the PA information-sharing forfeiture.
+
+NY 5324.38(e)(1)-(6), PA 655a.11(b)-(g): on each street every remaining player, clockwise from the
+dealer's left (ascending seats; PA (b), and the same order everywhere per the digest), bets 1x, 2x or
+3x the ante or folds; a fold forfeits the ante and the earlier street bets.  Once every remaining
+player has acted the next community card is revealed.  PA 655a.11(b),(h): a folded hand with a
+Progressive, Three Card or Five Card Hand Bonus wager stays on the table; the fold loses the
+Progressive wager but keeps the Envy, Three Card and Five Card eligibility.  PA 655a.11(a)(3):
+sharing hand information before the last reveal forfeits all of that player's wagers.
+"""
+
+from __future__ import annotations
+
+from shoe.rules.errors import IllegalAction, IllegalWager, OutOfOrder
+from shoe.rules.mississippi.base import CardInput, RoundBase
+from shoe.rules.mississippi.ledger import HAND_KEEPING_BETS
+from shoe.rules.mississippi.records import DecisionRecord, ForfeitRecord, MisdealRecord, RevealRecord
+from shoe.rules.mississippi.settlement import WAGER_NAMES
+from shoe.rules.mississippi.states import STREETS
+from shoe.rules.profiles import CommunitySource, FoldHandling, Irregularity, SeatOrder, SideBet
+
+__all__ = ["StreetActions"]
+
+STREET_NAMES = ("3rd", "4th", "5th")
+
+
+class StreetActions(RoundBase):
+    @property
+    def street(self) -> int | None:
+        """0, 1, 2 while deciding on 3rd, 4th, 5th street; ``None`` otherwise."""
+        return STREETS.index(self.state) if self.state in STREETS else None
+
+    @property
+    def next_to_decide(self) -> int | None:
+        """The seat whose decision is due on this street, or ``None`` (street complete, or no street)."""
+        street = self.street
+        if street is None:
+            return None
+        order = self._book.dealt_seats()
+        order.sort(key=lambda s: s.seat, reverse=self.profile.decision_order is SeatOrder.DESCENDING)
+        for entry in order:
+            if entry.live and len(entry.bets) == street:
+                return entry.seat
+        return None
+
+    # -- decide ------------------------------------------------------------------------------------
+
+    def verify_decide(self, seat: int, multiple: int) -> None:
+        street = self.street or 0
+        rule = self.rules.decisions[street]
+        action = f"decision for seat {seat}"
+        self._check_step("decide", action, rule)
+        entry = self._seat(seat, rule, action)
+        if not entry.live:
+            why = (
+                "forfeited its wagers"
+                if entry.forfeited
+                else f"folded on {STREET_NAMES[(entry.folded_on or 3) - 3]} street"
+            )
+            raise IllegalAction(f"{action} refused: seat {seat} {why}", rule=rule, code="not-live")
+        expected = self.next_to_decide
+        if expected is None:
+            raise OutOfOrder(
+                f"{action} refused: {STREET_NAMES[street]} street decisions are complete; "
+                f"reveal community card {street + 1} next",
+                rule=self.rules.reveals[street],
+            )
+        if seat != expected:
+            raise OutOfOrder(f"{action} refused: seat {expected} is next", rule=rule)
+        if type(multiple) is not int or (multiple != 0 and multiple not in self.profile.bet_multiples):
+            raise IllegalWager(
+                f"{action} refused: a bet is 1, 2 or 3 times the ante (or 0 to fold), not {multiple!r}", rule=rule
+            )
+
+    def can_decide(self, seat: int, multiple: int) -> bool:
+        return self._can(self.verify_decide, seat, multiple)
+
+    def decide(self, seat: int, multiple: int) -> DecisionRecord:
+        """Seat ``seat`` bets ``multiple`` x its ante on this street, or folds with ``multiple=0``."""
+        self.verify_decide(seat, multiple)
+        street = self.street or 0
+        entry = self._book.seats[seat]
+        rule = self.rules.decisions[street]
+        if multiple:
+            amount = entry.ante * multiple
+            entry.bets.append(amount)
+            record = DecisionRecord(seat, street + 3, multiple, amount, (), False, rule)
+        else:
+            forfeited = list(zip(WAGER_NAMES, entry.stakes, strict=False))
+            if SideBet.PROGRESSIVE in entry.side:
+                forfeited.append((SideBet.PROGRESSIVE.value, entry.side[SideBet.PROGRESSIVE]))
+            keep = self.profile.fold_handling is FoldHandling.KEEP_WITH_SIDE_WAGERS and bool(
+                HAND_KEEPING_BETS & entry.side.keys()
+            )
+            entry.folded_on = street + 3
+            entry.hand_kept = keep
+            if keep:
+                rule = f"{rule}, {self.rules.fold_with_side_wagers}"
+            record = DecisionRecord(seat, street + 3, 0, 0, tuple(forfeited), keep, rule)
+        self._commit(record, "decide")
+        self._finish_if_done()
+        return record
+
+    # -- reveal ------------------------------------------------------------------------------------
+
+    def verify_reveal(self, index: int, card: CardInput = None) -> None:
+        street = self.street or 0
+        rule = self.rules.reveals[street]
+        self._check_step("reveal", f"reveal of community card {index!r}", rule)
+        expected = len(self._book.revealed)
+        if index != expected:
+            raise OutOfOrder(f"reveal of community card index {index!r} refused: index {expected} is next", rule=rule)
+        waiting = self.next_to_decide
+        if waiting is not None:
+            raise OutOfOrder(
+                f"reveal of community card index {index} refused: seat {waiting} has not decided on "
+                f"{STREET_NAMES[street]} street",
+                rule=rule,
+            )
+
+    def can_reveal(self, index: int, card: CardInput = None) -> bool:
+        return self._can(self.verify_reveal, index, card)
+
+    def reveal(self, index: int, card: CardInput = None) -> RevealRecord | MisdealRecord:
+        """Turn over community card ``index`` (0, 1, 2), identified now (stub source: it must be a card
+        still in the stub; shoe source: ``card`` may be omitted, and must match the dispensed one)."""
+        self.verify_reveal(index, card)
+        rule = self.rules.reveals[self.street or 0]
+        if self.profile.community_source is CommunitySource.SHOE:
+            dispensed = self._book.community_known[index]
+            if card is not None and card not in (dispensed, dispensed.code):
+                shown = getattr(card, "code", card)
+                return self._misdeal(Irregularity.OTHER, f"revealed {shown!r}, but the shoe dispensed {dispensed.code}")
+            identified = dispensed
+        else:
+            found, problem, detail = self._identify(card, self._book.seen())
+            if problem is not None or found is None:
+                return self._misdeal(problem or Irregularity.OTHER, f"community card {index + 1}: {detail}")
+            identified = found
+        self._book.revealed.append(identified)
+        record = self._commit(RevealRecord(index, identified, rule), "reveal")
+        self._finish_if_done()
+        return record
+
+    # -- forfeit_information_sharing ---------------------------------------------------------------
+
+    def verify_forfeit_information_sharing(self, seat: int) -> None:
+        rule = self.rules.information_sharing or self.profile.regulation
+        action = f"forfeiture at seat {seat}"
+        if not self.profile.information_sharing_forfeits:
+            raise IllegalAction(
+                f"{action} refused: {self.profile.jurisdiction} has no information-sharing forfeiture",
+                rule=rule,
+                code="not-applicable",
+            )
+        self._check_step("forfeit", action, rule)
+        entry = self._seat(seat, rule, action)
+        if not entry.dealt:
+            raise IllegalAction(f"{action} refused: seat {seat} has no cards yet", rule=rule, code="not-live")
+        if entry.forfeited or not entry.pending:
+            raise IllegalAction(f"{action} refused: seat {seat} has nothing left at stake", rule=rule, code="not-live")
+
+    def can_forfeit_information_sharing(self, seat: int) -> bool:
+        return self._can(self.verify_forfeit_information_sharing, seat)
+
+    def forfeit_information_sharing(self, seat: int) -> ForfeitRecord:
+        """A player shared hand information before the last reveal: all its wagers are forfeited."""
+        self.verify_forfeit_information_sharing(seat)
+        entry = self._book.seats[seat]
+        at_stake: list[tuple[str, int]] = []
+        if entry.live:
+            at_stake += zip(WAGER_NAMES, entry.stakes, strict=False)
+        for bet, amount in sorted(entry.side.items(), key=lambda kv: kv[0].value):
+            if entry.live or bet is not SideBet.PROGRESSIVE:
+                at_stake.append((bet.value, amount))
+        entry.forfeited = True
+        total = sum(amount for _, amount in at_stake)
+        record = self._commit(ForfeitRecord(seat, tuple(at_stake), total, self.rules.information_sharing), "forfeit")
+        self._finish_if_done()
+        return record
