@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -29,6 +30,8 @@ from protocols.fields import CardRead
 log = structlog.get_logger("drivers.client")
 
 T = TypeVar("T", bound=m.Message)
+DUPLICATE_RUN_RESYNC = 3
+"""This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 Subscriber = Callable[[m.Event | Notice], None]
 _NAK_HINTS = {
     NakCode.BAD_STATE: "the shoe cannot do that now: check shoectl status (is a stack waiting in the tray?)",
@@ -54,6 +57,9 @@ class ShoeClient:
         self._resume = resume
         self._trackers: dict[int, StackTracker] = {}
         self._dispense_lock = threading.Lock()
+        self._resync_lock = threading.Lock()
+        self._event_lock = threading.RLock()
+        self._duplicate_run = 0
         self._needs_resync = True
         self._next_dispense_id = 1
         self.identity: m.Identity | None = None
@@ -158,6 +164,10 @@ class ShoeClient:
 
     def resync(self) -> Resynced:
         """Identify, read STATUS, fill event gaps from the shoe's log, and set the dispense id floor."""
+        with self._resync_lock:
+            return self._resync()
+
+    def _resync(self) -> Resynced:
         identity = self.identify()
         if identity.protocol_version != PROTOCOL_VERSION:
             raise ShoeInitError(
@@ -166,14 +176,16 @@ class ShoeClient:
         self.identity = identity
         status = self.status()
         seq = self._sequencer
-        if seq.boot_id is None:
-            start = self._resume[1] if self._resume and self._resume[0] == status.boot_id else status.event_counter
-            seq.new_boot(status.boot_id, start)
-        elif seq.boot_id != status.boot_id:
-            old = seq.boot_id
-            seq.new_boot(status.boot_id, 0)
-            log.warning("shoe rebooted", old_boot_id=old, new_boot_id=status.boot_id)
-            self._publish(ShoeRebooted(old, status.boot_id))
+        with self._event_lock:
+            if seq.boot_id is None:
+                resume = self._resume
+                start = resume[1] if resume and resume[0] == status.boot_id else status.event_counter
+                seq.new_boot(status.boot_id, start)
+            elif seq.boot_id != status.boot_id:
+                old = seq.boot_id
+                seq.new_boot(status.boot_id, 0)
+                log.warning("shoe rebooted", old_boot_id=old, new_boot_id=status.boot_id)
+                self._publish(ShoeRebooted(old, status.boot_id))
         refilled = self._refill(status)
         self._next_dispense_id = max(self._next_dispense_id, status.last_dispense_id + 1, status.active_dispense_id + 1)
         self._needs_resync = False
@@ -196,14 +208,26 @@ class ShoeClient:
         return refilled
 
     def _reconcile(self, dispense_id: int, cards: int) -> m.DispenseReport:
-        """After a lost reply or link: learn what became of ``dispense_id`` without ever doubling it."""
-        self._await_link()
-        self.resync()
-        report = self._call(m.QueryDispense(dispense_id), m.DispenseReport)
-        if report.phase is DispensePhase.UNKNOWN:
-            # The shoe never received it: the same id is safe to send again (SPEC §6 rule 2).
-            report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport)
-        return report
+        """After a lost reply or link: learn what became of ``dispense_id`` without ever doubling it.
+
+        A dispense in doubt is not abandoned after one round of re-sends: the client keeps asking
+        until ``reconnect_give_up`` has passed, since giving up would leave the table not knowing
+        whether cards moved.
+        """
+        deadline = time.monotonic() + self.timeouts.reconnect_give_up
+        while True:
+            try:
+                self._await_link()
+                self.resync()
+                report = self._call(m.QueryDispense(dispense_id), m.DispenseReport)
+                if report.phase is DispensePhase.UNKNOWN:
+                    # The shoe never received it: the same id is safe to send again (SPEC §6 rule 2).
+                    report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport)
+                return report
+            except (ShoeTimeout, ShoeIOError) as exc:
+                if time.monotonic() >= deadline:
+                    raise
+                log.warning("reconciliation interrupted; asking again", dispense_id=dispense_id, error=str(exc))
 
     def _finish(self, tracker: StackTracker, report: m.DispenseReport, cards: int) -> Stack:
         dispense_id = tracker.dispense_id
@@ -235,7 +259,9 @@ class ShoeClient:
         try:
             response = self.link.request(message, timeout=timeout, retries=retries)
         except ShoeIOError:
-            if self.link.wait_connected(0) or not self._await_link():
+            # The link dropped under this request: wait for the reconnect, then ask once more
+            # (every request is safe to repeat; DISPENSE is idempotent by id).
+            if not self._await_link():
                 raise
             response = self.link.request(message, timeout=timeout, retries=retries)
         if isinstance(response, m.Nak):
@@ -256,12 +282,19 @@ class ShoeClient:
         return ShoeProtocolError(what, nak=nak.code, hint=_NAK_HINTS.get(nak.code))
 
     def _on_event(self, event: m.Event) -> None:
-        accepted = self._sequencer.offer(event)
-        for delivered in accepted.deliver:
-            self._track(delivered)
-            self._publish(delivered)
-        if accepted.ack is not None and self._sequencer.boot_id is not None:
-            self.link.send(m.EventAck(self._sequencer.boot_id, accepted.ack))
+        with self._event_lock:
+            accepted = self._sequencer.offer(event)
+            for delivered in accepted.deliver:
+                self._track(delivered)
+                self._publish(delivered)
+            boot_id = self._sequencer.boot_id
+        if accepted.ack is not None and boot_id is not None:
+            self.link.send(m.EventAck(boot_id, accepted.ack))
+        # A shoe that rebooted without dropping the link restarts its event numbers: they look like
+        # duplicates and our acks (old boot id) are ignored. A run of duplicates means: check the boot.
+        self._duplicate_run = self._duplicate_run + 1 if accepted.duplicate else 0
+        if self._duplicate_run == DUPLICATE_RUN_RESYNC:
+            self._start_background_resync()
 
     def _track(self, event: m.Event) -> None:
         if isinstance(event, m.CardReadEvent | m.StackReady | m.FaultRaised):
@@ -280,17 +313,19 @@ class ShoeClient:
             self._needs_resync = True
             for tracker in list(self._trackers.values()):
                 tracker.interrupt()
-        elif isinstance(notice, LinkRestored) and not self._dispense_lock.locked():
-            threading.Thread(target=self._background_resync, name="shoe-resync", daemon=True).start()
+        elif isinstance(notice, LinkRestored):
+            self._start_background_resync()
         self._publish(notice)
+
+    def _start_background_resync(self) -> None:
+        threading.Thread(target=self._background_resync, name="shoe-resync", daemon=True).start()
 
     def _background_resync(self) -> None:
         try:
-            with self._dispense_lock:
-                if self._needs_resync:
-                    self.resync()
+            self.resync()
         except ShoeError as exc:
-            log.warning("resync after reconnect failed; next command retries", error=str(exc))
+            self._needs_resync = True
+            log.warning("background resync failed; the next command retries", error=str(exc))
 
     def _publish(self, item: m.Event | Notice) -> None:
         for callback in list(self._subscribers):

@@ -103,7 +103,9 @@ class Link:
                 for attempt in range(retries + 1):
                     if attempt:
                         self.stats.retries += 1
-                    self._write(wire)
+                    # A re-send starts with a delimiter: if noise ate the last frame's 0x00, the shoe's
+                    # deframer would otherwise glue this copy onto the broken frame and lose it too.
+                    self._write(wire if attempt == 0 else b"\x00" + wire)
                     if pending.done.wait(timeout):
                         break
                 else:
