@@ -1,0 +1,117 @@
+"""Play a whole hand from a card sequence and a list of actions: the engine behind ``shoectl play``.
+
+A script is the JSON object the CLI reads::
+
+    {"game": "seven-card-stud", "jurisdiction": "NJ",
+     "table": {"ante": 0, "bring_in": 100, "small_bet": 200, "big_bet": 400},
+     "shoe": ["As", "Kd", ...],           # top card first, in the order the shoe reads them
+     "seats": [1, 2, 3],
+     "actions": [[3, "bring-in", 100], [1, "call", 100], ...]}   # optional
+
+* ``shoe`` lists every card the shoe reads, burns and the common card included.  When (h) calls for
+  the burn reshuffle, the dealer reshuffles and reloads the shoe, and the cards that follow in the list
+  are the reshuffled ones (the burn, then the common card): :func:`play` calls ``reshuffle_burns()``
+  itself when the plan reaches that step.
+* ``actions`` are ``[seat, action, amount]`` (``amount`` may be null: the fixed-limit amount is used).
+  Without ``actions`` every player checks or calls (the bring-in brings in for the bring-in amount);
+  when the list runs out, the rest of the hand is checked or called too.
+* :func:`play` stops early, returning the unfinished hand, when the shoe runs out of cards.
+  Any refused card or action raises :class:`StudRuleViolation` with the script position in the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from shoe.cards import Card, CardError
+from shoe.rules.stud.config import StudTableConfig
+from shoe.rules.stud.dealing import Target
+from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.hand import StudHand
+
+__all__ = ["GAME", "JURISDICTION", "from_script", "play"]
+
+GAME = "seven-card-stud"
+JURISDICTION = "NJ"
+
+Action = Sequence[Any]
+
+
+def play(
+    config: StudTableConfig,
+    seats: Iterable[int],
+    shoe: Iterable[Card | str],
+    actions: Iterable[Action] | None = None,
+    *,
+    stub_size: int = 52,
+) -> StudHand:
+    """Deal ``shoe`` (top card first) and apply ``actions`` in order until the hand ends."""
+    hand = StudHand(config, seats, stub_size=stub_size)
+    cards = iter(enumerate(shoe, start=1))
+    todo = iter(enumerate(actions or (), start=1))
+    while not hand.finished:
+        step = hand.next_card
+        if step is not None and step.target is Target.RESHUFFLE:
+            hand.reshuffle_burns()
+        elif step is not None:
+            item = next(cards, None)
+            if item is None:
+                return hand
+            pos, raw = item
+            card = _card(raw, f"shoe[{pos - 1}]")
+            with _at(f"shoe[{pos - 1}] {card.code}"):
+                hand.deal(card)
+        else:
+            entry = next(todo, None)
+            if entry is None:
+                chosen = hand.default_action()
+                hand.act(chosen.seat, chosen.kind, chosen.amount)
+                continue
+            pos, line = entry
+            seat, kind, amount = _action(line, pos)
+            with _at(f"actions[{pos - 1}] {list(line)}"):
+                hand.act(seat, kind, amount)
+    return hand
+
+
+def from_script(script: Mapping[str, Any]) -> StudHand:
+    """Validate a script object (see the module docstring) and :func:`play` it."""
+    for key, want in (("game", GAME), ("jurisdiction", JURISDICTION)):
+        if script.get(key) != want:
+            raise StudRuleViolation(f"script {key} is {script.get(key)!r}, expected {want!r}",
+                                    rule=cite(""), code="bad-config")
+    for key in ("table", "shoe", "seats"):
+        if key not in script:
+            raise StudRuleViolation(f"script has no {key!r}", rule=cite(""), code="bad-config")
+    config = StudTableConfig.from_mapping(dict(script["table"]))
+    return play(config, script["seats"], script["shoe"], script.get("actions"),
+                stub_size=int(script.get("stub_size", 52)))
+
+
+def _card(raw: Card | str, where: str) -> Card:
+    if isinstance(raw, Card):
+        return raw
+    try:
+        return Card.parse(raw)
+    except CardError as exc:
+        raise StudRuleViolation(f"{where}: {exc}", rule=cite(""), code="unknown-card") from None
+
+
+def _action(line: Action, pos: int) -> tuple[int, str, int | None]:
+    if isinstance(line, str | bytes) or len(line) not in (2, 3):
+        raise StudRuleViolation(f"actions[{pos - 1}] {line!r} is not [seat, action, amount]",
+                                rule=cite(""), code="unknown-action")
+    seat, kind = line[0], line[1]
+    amount = line[2] if len(line) == 3 else None
+    return seat, str(kind), amount
+
+
+@contextmanager
+def _at(where: str) -> Iterator[None]:
+    """Prefix a refusal's message with the script position that caused it."""
+    try:
+        yield
+    except StudRuleViolation as exc:
+        raise StudRuleViolation(f"{where}: {exc.message}", rule=exc.rule, code=exc.code) from exc
