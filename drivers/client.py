@@ -24,7 +24,7 @@ from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
 from protocols import codec
 from protocols import messages as m
-from protocols.codes import PROTOCOL_VERSION, DispensePhase, FaultCode, NakCode, faults_from_flags
+from protocols.codes import FAULT_INFO, PROTOCOL_VERSION, DispensePhase, FaultCode, NakCode, faults_from_flags
 from protocols.fields import CardRead
 
 log = structlog.get_logger("drivers.client")
@@ -278,7 +278,8 @@ class ShoeClient:
         if nak.code is NakCode.FAULT_ACTIVE:
             faults = faults_from_flags(self.link.request(m.GetStatus()).faults)  # type: ignore[attr-defined]
             if faults:
-                return ShoeFault(faults[0], f"{what}; active fault {faults[0].name}")
+                text = FAULT_INFO[faults[0]].text
+                return ShoeFault(faults[0], f"{message.TYPE.name} refused: shoe fault {faults[0].name}: {text}")
         return ShoeProtocolError(what, nak=nak.code, hint=_NAK_HINTS.get(nak.code))
 
     def _on_event(self, event: m.Event) -> None:

@@ -7,6 +7,7 @@ physical shoe.
 
 from __future__ import annotations
 
+import threading
 from urllib.parse import urlsplit
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, EmulatorUnplugged
@@ -21,12 +22,12 @@ class EmulatorTransport(Transport):
         self.url = url
         self.shoe = shoe
         self._owns_shoe = owns_shoe
-        self._closed = False
+        self._closed = threading.Event()
         if not shoe.plugged:
             raise ShoeUnavailable(f"{url}: the emulated shoe is unplugged", hint="replug it, then retry")
 
     def write(self, data: bytes) -> None:
-        if self._closed:
+        if self._closed.is_set():
             raise ShoeIOError(f"{self.url} is closed")
         try:
             self.shoe.host_write(data)
@@ -34,12 +35,12 @@ class EmulatorTransport(Transport):
             raise ShoeIOError(f"{self.url}: link lost ({exc})") from exc
 
     def read(self, timeout: float) -> bytes:
-        if self._closed:
+        if self._closed.is_set():
             return b""
         try:
             return self.shoe.host_read(timeout)
         except EmulatorUnplugged as exc:
-            if self._closed:
+            if self._closed.is_set():
                 return b""
             raise ShoeIOError(f"{self.url}: link lost ({exc})") from exc
 
@@ -50,9 +51,9 @@ class EmulatorTransport(Transport):
         return fresh
 
     def close(self) -> None:
-        if self._closed:
+        if self._closed.is_set():
             return
-        self._closed = True
+        self._closed.set()
         if self._owns_shoe:
             self.shoe.close()
 

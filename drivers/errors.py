@@ -29,8 +29,7 @@ class ShoeError(Exception):
 
 class ShoeUnavailable(ShoeError):
     hint = (
-        "check the cable and the port name (shoectl devices lists candidates), "
-        "and that no other program holds the port"
+        "check the cable and the port name (shoectl devices lists candidates), and that no other program holds the port"
     )
 
 

@@ -112,9 +112,7 @@ FAULT_INFO: dict[FaultCode, FaultInfo] = {
         "check the cards sit flat against the feed roller, then clear the fault",
     ),
     FaultCode.DOOR_OPEN: FaultInfo("the shoe door is open", "close the door; the fault clears by itself"),
-    FaultCode.SHOE_EMPTY: FaultInfo(
-        "no cards left to dispense", "load a shuffled, checked deck, then clear the fault"
-    ),
+    FaultCode.SHOE_EMPTY: FaultInfo("no cards left to dispense", "load a shuffled, checked deck, then clear the fault"),
     FaultCode.UNREADABLE_CARD: FaultInfo(
         "a card could not be read after the automatic re-read",
         "identify the card on the dealer display with a technician's confirmation, or declare a misdeal",

@@ -90,9 +90,7 @@ def decode_frame(encoded: bytes) -> Frame:
     (received,) = CRC.unpack_from(body, len(body) - CRC.size)
     computed = crc32c(memoryview(body)[: -CRC.size])
     if received != computed:
-        raise FrameError(
-            FrameErrorKind.CRC, f"CRC mismatch: frame says 0x{received:08X}, bytes give 0x{computed:08X}"
-        )
+        raise FrameError(FrameErrorKind.CRC, f"CRC mismatch: frame says 0x{received:08X}, bytes give 0x{computed:08X}")
     version, msg_type, seq = HEADER.unpack_from(body)
     return Frame(version, msg_type, seq, body[HEADER.size : -CRC.size])
 

@@ -12,7 +12,7 @@ from protocols import messages as m
 from protocols.codes import FaultCode, ReadStatus, ShoeState
 from tests.drivers.conftest import Rig
 
-DECK = "As Kd 7c 2h Td 9s 3c 4d 5h 6s Jc Qh".split()
+DECK = ["As", "Kd", "7c", "2h", "Td", "9s", "3c", "4d", "5h", "6s", "Jc", "Qh"]
 Factory = Callable[..., Rig]
 
 

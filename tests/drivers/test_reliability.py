@@ -90,10 +90,10 @@ def test_unplug_in_the_middle_of_a_stack(tmp_path: Path) -> None:
 
     def on_item(item: object) -> None:
         rig.received.append(item)  # type: ignore[arg-type]
-        if isinstance(item, m.CardReadEvent) and item.dispense_id == 2 and item.position == 1:
-            if not unplugged.is_set():
-                unplugged.set()
-                threading.Thread(target=_pull_and_replug, args=(shoe,), daemon=True).start()
+        first_card_of_stack_2 = isinstance(item, m.CardReadEvent) and (item.dispense_id, item.position) == (2, 1)
+        if first_card_of_stack_2 and not unplugged.is_set():
+            unplugged.set()
+            threading.Thread(target=_pull_and_replug, args=(shoe,), daemon=True).start()
 
     client.subscribe(on_item)
     try:

@@ -88,8 +88,15 @@ def test_njac_13_47_20_35_b_at_most_eight_players() -> None:
 def test_njac_13_47_20_35_b_posted_table_rules_are_validated() -> None:
     """(b) The ante and the limits are posted table rules: integer cents, 0 < bring-in < small <= big."""
     bad: list[dict[str, object]] = [
-        {"ante": -1}, {"bring_in": 0}, {"bring_in": 200}, {"big_bet": 100}, {"ante": 2.5},
-        {"max_raises": -1}, {"max_seats": 9}, {"max_seats": 1}, {"bring_in": True},
+        {"ante": -1},
+        {"bring_in": 0},
+        {"bring_in": 200},
+        {"big_bet": 100},
+        {"ante": 2.5},
+        {"max_raises": -1},
+        {"max_seats": 9},
+        {"max_seats": 1},
+        {"bring_in": True},
     ]
     for change in bad:
         with pytest.raises(StudRuleViolation) as info:

@@ -104,11 +104,16 @@ class BettingRound:
         have = self.contrib[seat]
         if self.forced:
             assert self.bring_in is not None
-            return (LegalAction(seat, ActionKind.BRING_IN, self.bring_in, self.bring_in),
-                    LegalAction(seat, ActionKind.COMPLETE, self.complete_to, self.complete_to))
+            return (
+                LegalAction(seat, ActionKind.BRING_IN, self.bring_in, self.bring_in),
+                LegalAction(seat, ActionKind.COMPLETE, self.complete_to, self.complete_to),
+            )
         facing = self.current_bet - have
-        out = [LegalAction(seat, ActionKind.CHECK, 0, have) if facing == 0
-               else LegalAction(seat, ActionKind.CALL, facing, self.current_bet)]
+        out = [
+            LegalAction(seat, ActionKind.CHECK, 0, have)
+            if facing == 0
+            else LegalAction(seat, ActionKind.CALL, facing, self.current_bet)
+        ]
         if self.current_bet == 0:
             out.append(LegalAction(seat, ActionKind.BET, self.bet_size, self.bet_size))
         elif self.street is Street.THIRD and self.current_bet < self.complete_to:
@@ -125,11 +130,15 @@ class BettingRound:
         """Return the matching :class:`LegalAction` or raise :class:`StudRuleViolation` saying why not."""
         to_act = self.to_act
         if to_act is None:
-            raise StudRuleViolation(f"the {self.street.label} street betting round is complete",
-                                    rule=cite("e" if self.street is Street.THIRD else "g"), code="out-of-order")
+            raise StudRuleViolation(
+                f"the {self.street.label} street betting round is complete",
+                rule=cite("e" if self.street is Street.THIRD else "g"),
+                code="out-of-order",
+            )
         if seat != to_act:
-            raise StudRuleViolation(f"seat {seat} may not act: seat {to_act} is to act",
-                                    rule=self.rule(), code="out-of-turn")
+            raise StudRuleViolation(
+                f"seat {seat} may not act: seat {to_act} is to act", rule=self.rule(), code="out-of-turn"
+            )
         legal = self.legal()
         match = next((a for a in legal if a.kind is kind), None)
         if match is None:
@@ -144,16 +153,24 @@ class BettingRound:
             elif kind is ActionKind.CHECK and self.current_bet > self.contrib[seat]:
                 why = f"seat {seat} faces {self.current_bet - self.contrib[seat]} and may not check"
             elif kind is ActionKind.FOLD:
-                why = "the player who opens the street must bet or check" if not self.forced \
+                why = (
+                    "the player who opens the street must bet or check"
+                    if not self.forced
                     else "the lowest up-card must make the forced bet"
+                )
             else:
                 why = "not available now"
-            raise StudRuleViolation(f"seat {seat} may not {kind.value}: {why}; legal: {names}",
-                                    rule=self.rule(), code="raise-cap" if capped else "illegal-action")
+            raise StudRuleViolation(
+                f"seat {seat} may not {kind.value}: {why}; legal: {names}",
+                rule=self.rule(),
+                code="raise-cap" if capped else "illegal-action",
+            )
         if amount is not None and (type(amount) is not int or amount != match.amount):
             raise StudRuleViolation(
                 f"{kind.value} by seat {seat} is {match.amount} (fixed limit), not {amount!r}",
-                rule=self.rule(), code="wrong-amount")
+                rule=self.rule(),
+                code="wrong-amount",
+            )
         return match
 
     def apply(self, action: LegalAction) -> BettingAction:
@@ -172,10 +189,17 @@ class BettingRound:
                 self.pending = clockwise_from(seat, self.live, include_start=False)
             else:
                 self.pending = self.pending[1:]
-        return BettingAction(seat, kind, self.street, action.amount, self.contrib[seat],
-                             self.current_bet)
+        return BettingAction(seat, kind, self.street, action.amount, self.contrib[seat], self.current_bet)
 
     def state(self) -> tuple[object, ...]:
         """Everything that changes, for snapshots."""
-        return (self.street, self.live, self.forced, self.pending, tuple(sorted(self.contrib.items())),
-                self.current_bet, self.bets, self.actions)
+        return (
+            self.street,
+            self.live,
+            self.forced,
+            self.pending,
+            tuple(sorted(self.contrib.items())),
+            self.current_bet,
+            self.bets,
+            self.actions,
+        )

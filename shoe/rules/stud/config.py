@@ -63,8 +63,9 @@ class StudTableConfig:
         if type(self.max_seats) is not int or not 2 <= self.max_seats <= MAX_SEATS:
             problems.append(f"max_seats {self.max_seats!r} must be 2..{MAX_SEATS}")
         if problems:
-            raise StudRuleViolation("bad table configuration: " + "; ".join(problems), rule=cite("b"),
-                                    code="bad-config")
+            raise StudRuleViolation(
+                "bad table configuration: " + "; ".join(problems), rule=cite("b"), code="bad-config"
+            )
 
     def bet_size(self, street: Street) -> int:
         """The fixed bet and raise size: small bet on 3rd and 4th street, big bet on 5th to 7th."""
@@ -84,8 +85,9 @@ class StudTableConfig:
         known = {"ante", "bring_in", "small_bet", "big_bet", "max_raises", "max_seats"}
         unknown = sorted(set(table) - known)
         if unknown:
-            raise StudRuleViolation(f"unknown table keys {unknown}; known: {sorted(known)}",
-                                    rule=cite("b"), code="bad-config")
+            raise StudRuleViolation(
+                f"unknown table keys {unknown}; known: {sorted(known)}", rule=cite("b"), code="bad-config"
+            )
         missing = sorted({"bring_in", "small_bet", "big_bet"} - set(table))
         if missing:
             raise StudRuleViolation(f"missing table keys {missing}", rule=cite("b"), code="bad-config")

@@ -68,9 +68,7 @@ class DealStep:
 def third_street_plan(seats: Iterable[int]) -> tuple[DealStep, ...]:
     """(c) Two rounds face down and one face up, clockwise from the dealer's left (ascending seats)."""
     order = sorted(seats)
-    return tuple(
-        DealStep(Target.SEAT, Street.THIRD, seat, face_up=(rnd == 2)) for rnd in range(3) for seat in order
-    )
+    return tuple(DealStep(Target.SEAT, Street.THIRD, seat, face_up=(rnd == 2)) for rnd in range(3) for seat in order)
 
 
 def needs_common_card(stub_remaining: int, live: int) -> bool:
@@ -96,8 +94,7 @@ def street_plan(street: Street, live_seats: Iterable[int], stub_remaining: int) 
         steps += [DealStep(Target.BURN, street), DealStep(Target.COMMON, street, face_up=True)]
         return tuple(steps)
     face_up = street is not Street.SEVENTH
-    return (DealStep(Target.BURN, street),
-            *(DealStep(Target.SEAT, street, seat, face_up=face_up) for seat in order))
+    return (DealStep(Target.BURN, street), *(DealStep(Target.SEAT, street, seat, face_up=face_up) for seat in order))
 
 
 def clockwise_from(start: int, seats: Iterable[int], *, include_start: bool = True) -> tuple[int, ...]:

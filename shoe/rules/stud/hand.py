@@ -50,8 +50,9 @@ class StudHand(HandQueries):
         if step is None:
             raise StudRuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
         if step.target is Target.RESHUFFLE:
-            raise StudRuleViolation("the burn cards must be reshuffled before the next card", rule=cite("h"),
-                                    code="out-of-order")
+            raise StudRuleViolation(
+                "the burn cards must be reshuffled before the next card", rule=cite("h"), code="out-of-order"
+            )
         if target is not None and target != (step.seat if step.target is Target.SEAT else step.target.value):
             raise StudRuleViolation(f"the next card is for {step}, not {target!r}", rule=rule, code="wrong-target")
         if not isinstance(card, Card):
@@ -117,13 +118,20 @@ class StudHand(HandQueries):
         live = self.live_seats
         if street is Street.THIRD:
             first = self._bring_in = bring_in_seat({s: self.up_cards(s)[0] for s in live})
-            self._round = BettingRound(street, first, live, bet_size=self.config.small_bet,
-                                       max_bets=self.config.max_bets, bring_in=self.config.bring_in,
-                                       complete_to=self.config.small_bet)
+            self._round = BettingRound(
+                street,
+                first,
+                live,
+                bet_size=self.config.small_bet,
+                max_bets=self.config.max_bets,
+                bring_in=self.config.bring_in,
+                complete_to=self.config.small_bet,
+            )
         else:
             first = first_to_act({s: self.up_cards(s) for s in live})
-            self._round = BettingRound(street, first, live, bet_size=self.config.bet_size(street),
-                                       max_bets=self.config.max_bets)
+            self._round = BettingRound(
+                street, first, live, bet_size=self.config.bet_size(street), max_bets=self.config.max_bets
+            )
         self._first[street] = first
         self._machine.fire("cards_dealt")
 
@@ -134,8 +142,11 @@ class StudHand(HandQueries):
         except ValueError as exc:
             raise StudRuleViolation(str(exc), rule=cite(""), code="unknown-action") from None
         if self._round is None or not self.legal_actions():
-            raise StudRuleViolation(f"no betting action is due in phase {self.phase.value!r}",
-                                    rule=cite(PHASE_RULE[self.phase]), code="out-of-order")
+            raise StudRuleViolation(
+                f"no betting action is due in phase {self.phase.value!r}",
+                rule=cite(PHASE_RULE[self.phase]),
+                code="out-of-order",
+            )
         return self._round.verify(seat, kind, amount)
 
     def act(self, seat: int, action: ActionKind | str, amount: int | None = None) -> BettingAction:
@@ -168,8 +179,9 @@ class StudHand(HandQueries):
 
     # -- replay ------------------------------------------------------------------------------------
     @classmethod
-    def replay(cls, config: StudTableConfig, seats: Iterable[int], records: Iterable[Record], *,
-               stub_size: int = 52) -> StudHand:
+    def replay(
+        cls, config: StudTableConfig, seats: Iterable[int], records: Iterable[Record], *, stub_size: int = 52
+    ) -> StudHand:
         """Rebuild a hand from its audit trail, checking that every record is reproduced exactly.
 
         Antes and awards are produced by the hand itself; the replay checks them too.
@@ -186,6 +198,7 @@ class StudHand(HandQueries):
             elif not isinstance(record, AntePosted | PotAwarded):  # pragma: no cover - Record is closed
                 raise TypeError(f"not a record: {record!r}")
         if hand.records != tuple(expected):
-            raise StudRuleViolation("the replayed hand does not reproduce its records", rule=cite(""),
-                                    code="out-of-order")
+            raise StudRuleViolation(
+                "the replayed hand does not reproduce its records", rule=cite(""), code="out-of-order"
+            )
         return hand

@@ -63,9 +63,7 @@ class PhaseMachine:
         self._machine = Machine(
             model=self._model,
             states=Phase,
-            transitions=[
-                {"trigger": t.trigger, "source": t.source, "dest": t.dest} for t in TRANSITIONS
-            ],
+            transitions=[{"trigger": t.trigger, "source": t.source, "dest": t.dest} for t in TRANSITIONS],
             initial=initial,
             auto_transitions=False,
             model_override=True,

@@ -28,11 +28,13 @@ __all__ = ["HandQueries"]
 def _check_seats(seats: Iterable[int], config: StudTableConfig) -> tuple[int, ...]:
     order = tuple(sorted(seats))
     if len(order) > config.max_seats:
-        raise StudRuleViolation(f"{len(order)} players: a table takes at most {config.max_seats}",
-                                rule=cite("b"), code="too-many-players")
+        raise StudRuleViolation(
+            f"{len(order)} players: a table takes at most {config.max_seats}", rule=cite("b"), code="too-many-players"
+        )
     if any(type(s) is not int or not 1 <= s <= config.max_seats for s in order) or len(set(order)) != len(order):
-        raise StudRuleViolation(f"seats {order} must be distinct ints 1..{config.max_seats}",
-                                rule=cite("b"), code="bad-seats")
+        raise StudRuleViolation(
+            f"seats {order} must be distinct ints 1..{config.max_seats}", rule=cite("b"), code="bad-seats"
+        )
     if len(order) < 2:
         raise StudRuleViolation("a hand needs at least two players", rule=cite("b"), code="bad-seats")
     return order
@@ -47,8 +49,12 @@ class HandQueries(BettingTriplets):
         self.stub_size = stub_size
         need = 6 * len(self.seats) + 3  # 3rd street, then a burn and a card per player on 4th-6th
         if type(stub_size) is not int or not need <= stub_size <= 52:
-            raise StudRuleViolation(f"a stub of {stub_size!r} cards cannot reach 7th street with "
-                                    f"{len(self.seats)} players (need {need}..52)", rule=cite("h"), code="short-stub")
+            raise StudRuleViolation(
+                f"a stub of {stub_size!r} cards cannot reach 7th street with "
+                f"{len(self.seats)} players (need {need}..52)",
+                rule=cite("h"),
+                code="short-stub",
+            )
         self._machine = PhaseMachine()
         self._cards: dict[int, list[tuple[Card, bool]]] = {s: [] for s in self.seats}
         self._burns: list[Card] = []
@@ -207,30 +213,55 @@ class HandQueries(BettingTriplets):
         seats = []
         for seat in self.seats:
             show = shown and seat not in self._folded
-            seats.append(SeatView(
-                seat=seat,
-                folded=seat in self._folded,
-                up_cards=self.up_cards(seat),
-                down_count=len(self.down_cards(seat)),
-                contributed=self._contrib[seat],
-                down_cards=self.down_cards(seat) if show else None,
-                category=self.hand_category(seat) if show else None,
-            ))
+            seats.append(
+                SeatView(
+                    seat=seat,
+                    folded=seat in self._folded,
+                    up_cards=self.up_cards(seat),
+                    down_count=len(self.down_cards(seat)),
+                    contributed=self._contrib[seat],
+                    down_cards=self.down_cards(seat) if show else None,
+                    category=self.hand_category(seat) if show else None,
+                )
+            )
         return PublicView(
-            phase=self.phase, street=self.street, seats=tuple(seats), common_card=self._common, pot=self.pot,
-            to_act=self.to_act, bring_in_seat=self._bring_in, burn_count=len(self._burns),
-            stub_remaining=self.stub_remaining, legal_actions=self.legal_actions(), winners=self.winners,
+            phase=self.phase,
+            street=self.street,
+            seats=tuple(seats),
+            common_card=self._common,
+            pot=self.pot,
+            to_act=self.to_act,
+            bring_in_seat=self._bring_in,
+            burn_count=len(self._burns),
+            stub_remaining=self.stub_remaining,
+            legal_actions=self.legal_actions(),
+            winners=self.winners,
             pot_shares=self.pot_shares,
         )
 
     def snapshot(self) -> tuple[object, ...]:
         """Everything that can change, for comparison: a refused call leaves it equal."""
-        settlement: Mapping[str, object] | None = None if self._settlement is None else {
-            "winners": self._settlement.winners, "shares": dict(self._settlement.shares)}
+        settlement: Mapping[str, object] | None = (
+            None
+            if self._settlement is None
+            else {"winners": self._settlement.winners, "shares": dict(self._settlement.shares)}
+        )
         return (
-            self.phase, tuple((s, tuple(c)) for s, c in self._cards.items()), tuple(self._burns),
-            self._common, self._common_for, frozenset(self._seen), frozenset(self._known_in_stub),
-            self._unknown_in_stub, self._plan, self._step, tuple(self._folded),
-            tuple(sorted(self._contrib.items())), None if self._round is None else self._round.state(),
-            self._bring_in, tuple(sorted(self._first.items())), settlement, tuple(self._records),
+            self.phase,
+            tuple((s, tuple(c)) for s, c in self._cards.items()),
+            tuple(self._burns),
+            self._common,
+            self._common_for,
+            frozenset(self._seen),
+            frozenset(self._known_in_stub),
+            self._unknown_in_stub,
+            self._plan,
+            self._step,
+            tuple(self._folded),
+            tuple(sorted(self._contrib.items())),
+            None if self._round is None else self._round.state(),
+            self._bring_in,
+            tuple(sorted(self._first.items())),
+            settlement,
+            tuple(self._records),
         )

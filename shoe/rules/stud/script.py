@@ -80,14 +80,16 @@ def from_script(script: Mapping[str, Any]) -> StudHand:
     """Validate a script object (see the module docstring) and :func:`play` it."""
     for key, want in (("game", GAME), ("jurisdiction", JURISDICTION)):
         if script.get(key) != want:
-            raise StudRuleViolation(f"script {key} is {script.get(key)!r}, expected {want!r}",
-                                    rule=cite(""), code="bad-config")
+            raise StudRuleViolation(
+                f"script {key} is {script.get(key)!r}, expected {want!r}", rule=cite(""), code="bad-config"
+            )
     for key in ("table", "shoe", "seats"):
         if key not in script:
             raise StudRuleViolation(f"script has no {key!r}", rule=cite(""), code="bad-config")
     config = StudTableConfig.from_mapping(dict(script["table"]))
-    return play(config, script["seats"], script["shoe"], script.get("actions"),
-                stub_size=int(script.get("stub_size", 52)))
+    return play(
+        config, script["seats"], script["shoe"], script.get("actions"), stub_size=int(script.get("stub_size", 52))
+    )
 
 
 def _card(raw: Card | str, where: str) -> Card:
@@ -101,8 +103,9 @@ def _card(raw: Card | str, where: str) -> Card:
 
 def _action(line: Action, pos: int) -> tuple[int, str, int | None]:
     if isinstance(line, str | bytes) or len(line) not in (2, 3):
-        raise StudRuleViolation(f"actions[{pos - 1}] {line!r} is not [seat, action, amount]",
-                                rule=cite(""), code="unknown-action")
+        raise StudRuleViolation(
+            f"actions[{pos - 1}] {line!r} is not [seat, action, amount]", rule=cite(""), code="unknown-action"
+        )
     seat, kind = line[0], line[1]
     amount = line[2] if len(line) == 3 else None
     return seat, str(kind), amount

@@ -126,10 +126,14 @@ def _rows() -> tuple[Transition, ...]:
         Transition("forced_bet", Phase.BRING_IN, Phase.BET_THIRD, "e"),
     ]
     for street, nxt in pairwise(Street):
-        rows.append(Transition("betting_closed", BETTING_PHASES[street], DEALING_PHASES[nxt],
-                               "f" if nxt is Street.FOURTH else "h"))
-        rows.append(Transition("cards_dealt", DEALING_PHASES[nxt], BETTING_PHASES[nxt],
-                               "f" if nxt is Street.FOURTH else "h"))
+        rows.append(
+            Transition(
+                "betting_closed", BETTING_PHASES[street], DEALING_PHASES[nxt], "f" if nxt is Street.FOURTH else "h"
+            )
+        )
+        rows.append(
+            Transition("cards_dealt", DEALING_PHASES[nxt], BETTING_PHASES[nxt], "f" if nxt is Street.FOURTH else "h")
+        )
     rows.append(Transition("betting_closed", Phase.BET_SEVENTH, Phase.SHOWDOWN, "i"))
     rows.extend(Transition("all_but_one_folded", p, Phase.UNCONTESTED, "i") for p in BETTING_PHASES.values())
     return tuple(rows)

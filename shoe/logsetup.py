@@ -1,0 +1,49 @@
+"""structlog set-up, done once at start-up by an entry point (never at import).
+
+Console rendering on a terminal, JSON lines otherwise; stdlib logging from pyserial, pyusb and
+transitions goes through the same processors. Card identities never go to this log.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure(level: str = "warning", *, json_lines: bool | None = None, stream: object = None) -> None:
+    out = stream or sys.stderr
+    if json_lines is None:
+        json_lines = not getattr(out, "isatty", lambda: False)()
+    shared: list[structlog.types.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: structlog.types.Processor = (
+        structlog.processors.JSONRenderer() if json_lines else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        # Not cached: a cached logger would ignore later reconfiguration (tests capture logs per test).
+        cache_logger_on_first_use=False,
+    )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+    )
+    handler = logging.StreamHandler(out)  # type: ignore[arg-type]
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    for noisy in ("transitions", "usb", "serial"):
+        logging.getLogger(noisy).setLevel(max(root.level, logging.INFO))
