@@ -24,6 +24,14 @@ import serial
 from drivers.errors import ShoeIOError, ShoeUnavailable
 from drivers.transport import Transport
 
+try:  # tcdrain on a vanished pty raises termios.error, which is not an OSError
+    from termios import error as _termios_error
+except ImportError:  # pragma: no cover - not POSIX
+    _termios_error = OSError  # type: ignore[assignment,misc]
+
+_PORT_ERRORS = (serial.SerialException, OSError, AttributeError, TypeError, _termios_error)
+"""What pyserial lets escape when a port vanishes (AttributeError/TypeError: a port closed under a read)."""
+
 DEFAULT_BAUD = 115_200
 POLL_INTERVAL = 0.05
 """Upper bound on one blocking pyserial read, so ``read(timeout)`` and ``close`` stay responsive."""
@@ -75,7 +83,7 @@ class SerialTransport(Transport):
         try:
             self._port.write(data)
             self._port.flush()
-        except (serial.SerialException, OSError, AttributeError, TypeError) as exc:
+        except _PORT_ERRORS as exc:
             raise ShoeIOError(f"write to {self.url} failed: {exc}") from exc
 
     def read(self, timeout: float) -> bytes:
@@ -88,7 +96,7 @@ class SerialTransport(Transport):
                 if first:
                     waiting = self._port.in_waiting
                     return first + (self._port.read(waiting) if waiting else b"")
-            except (serial.SerialException, OSError, AttributeError, TypeError) as exc:
+            except _PORT_ERRORS as exc:
                 if self._closed.is_set():
                     return b""
                 raise ShoeIOError(f"read from {self.url} failed: {exc}") from exc
