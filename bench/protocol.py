@@ -27,6 +27,7 @@ from protocols import messages as m
 from protocols.cards import ALL_CODES
 from protocols.fields import CardRead
 from protocols.framing import Deframer
+from shoe import logsetup
 
 BAUD_BYTES_PER_S = 115_200 / 10
 
@@ -91,6 +92,7 @@ def latency(kind: str, stacks: int) -> None:
 
 
 def main() -> None:
+    logsetup.configure("warning")
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short runs (well under a minute)")
     args = parser.parse_args()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import socket
 import threading
 import time
 from urllib.parse import parse_qs, urlsplit
@@ -29,8 +30,9 @@ try:  # tcdrain on a vanished pty raises termios.error, which is not an OSError
 except ImportError:  # pragma: no cover - not POSIX
     _termios_error = OSError  # type: ignore[assignment,misc]
 
-_PORT_ERRORS = (serial.SerialException, OSError, AttributeError, TypeError, _termios_error)
-"""What pyserial lets escape when a port vanishes (AttributeError/TypeError: a port closed under a read)."""
+_PORT_ERRORS = (serial.SerialException, OSError, AttributeError, TypeError, ValueError, _termios_error)
+"""What pyserial lets escape when a port vanishes or is closed under a read (AttributeError, TypeError,
+ValueError: select on a closed socket)."""
 
 DEFAULT_BAUD = 115_200
 POLL_INTERVAL = 0.05
@@ -71,6 +73,7 @@ class SerialTransport(Transport):
         try:
             if is_socket:
                 self._port = serial.serial_for_url(port, timeout=POLL_INTERVAL)
+                _no_delay(self._port)
             else:
                 self._port = serial.serial_for_url(
                     port, baudrate=baud, timeout=POLL_INTERVAL, write_timeout=2.0, exclusive=True
@@ -113,6 +116,14 @@ class SerialTransport(Transport):
                 cancel()
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
+
+
+def _no_delay(port: object) -> None:
+    """Disable Nagle on pyserial's socket: small request frames would otherwise wait ~40 ms for
+    the peer's delayed ACK. pyserial keeps the socket in ``_socket`` and offers no option for this."""
+    sock = getattr(port, "_socket", None)
+    if isinstance(sock, socket.socket):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _unavailable(url: str, exc: BaseException) -> ShoeUnavailable:
