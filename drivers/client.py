@@ -74,7 +74,12 @@ class ShoeClient:
     @classmethod
     def open(cls, url: str, **kwargs: object) -> ShoeClient:
         """Open the port a URL names, start the link and resynchronise. The caller closes it."""
-        client = cls(open_transport(url), **kwargs)  # type: ignore[arg-type]
+        return cls.open_transport(open_transport(url), **kwargs)
+
+    @classmethod
+    def open_transport(cls, transport: Transport, **kwargs: object) -> ShoeClient:
+        """Start a client on an already open transport and resynchronise. The caller closes it."""
+        client = cls(transport, **kwargs)  # type: ignore[arg-type]
         try:
             client.connect()
         except BaseException:

@@ -40,10 +40,11 @@ def usb_candidates() -> tuple[list[dict[str, Any]], str | None]:
         {
             "url": s.url,
             "kind": "usb",
-            "description": "card shoe (USB vendor interface)",
+            "description": "card shoe (USB vendor interface)" + (f"; {s.problem}" if s.problem else ""),
             "usb_id": f"{s.vid:04x}:{s.pid:04x}",
             "serial_number": s.serial,
             "likely_shoe": True,
+            "problem": s.problem,
         }
         for s in shoes
     ], None

@@ -106,3 +106,38 @@ def test_emulate_pty_serves_another_process(tmp_path: Path) -> None:
     finally:
         server.terminate()
         assert server.wait(timeout=10) == 0
+
+
+def test_events_follow_prints_live_events_as_json_lines(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """events --follow on a shoe this test holds: a door opened and closed appears as two JSON lines."""
+    import threading
+
+    from drivers.client import ShoeClient
+    from drivers.emu_transport import EmulatorTransport
+    from drivers.emulator import EmulatedShoe, EmulatorConfig
+    from shoe import logsetup
+    from shoe.cli import shoe_commands
+
+    logsetup.configure("warning")  # as main() would, before this test's emulator starts logging
+    shoe = EmulatedShoe(EmulatorConfig(seed=1))
+    monkeypatch.setattr(shoe_commands, "_open", lambda args: ShoeClient.open_transport(EmulatorTransport(shoe)))
+
+    def door() -> None:
+        time.sleep(0.5)
+        shoe.open_door()
+        time.sleep(0.2)
+        shoe.close_door()
+
+    threading.Thread(target=door, daemon=True).start()
+    try:
+        code, out, _ = run(capsys, "--json", "events", "--follow", "--duration", "1.5")
+    finally:
+        shoe.close()
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert [(e["type"], e.get("fault")) for e in events if e["type"].startswith("fault")] == [
+        ("fault-raised", "door_open"),
+        ("fault-cleared", "door_open"),
+    ]
