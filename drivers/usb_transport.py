@@ -1,9 +1,10 @@
 """The USB link: the shoe's vendor bulk interface through pyusb (SPEC.md §1).
 
 Port URL: ``usb://VID:PID[/SERIAL]``, hex ids (``usb://1209:0001/EMU0001``); ``usb://`` or ``usb:///SERIAL``
-uses the ids of ``drivers.usb_ids``. The pyusb traps of driver-notes.md, and how they are met:
+uses the ids of ``drivers.usb_ids``. Parsing it, the libusb backend and finding the device are
+``drivers.usb_discovery`` (its public names are re-exported here). The pyusb traps of driver-notes.md,
+and how the link meets them:
 
-- the libusb backend is looked up once and given to every ``find()`` (``set_backend`` swaps it);
 - kernel drivers are detached from every interface before claiming (``NotImplementedError`` off Linux is
   fine) and re-attached on ``close()``;
 - the configuration is set only on an unconfigured device: on a configured one it is a light reset;
@@ -20,21 +21,43 @@ from __future__ import annotations
 import contextlib
 import errno
 import math
-import re
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
 
 import structlog
-import usb.backend.libusb1
 import usb.core
 import usb.util
 
-from drivers.errors import ShoeInitError, ShoeIOError, ShoeUnavailable
+from drivers.errors import ShoeInitError, ShoeIOError
 from drivers.transport import Transport
-from drivers.usb_ids import INTERFACE_CLASS, PRODUCT_ID, VENDOR_ID
+from drivers.usb_discovery import (
+    UsbShoeInfo,
+    UsbTarget,
+    dispose_quietly,
+    find_device,
+    list_usb_shoes,
+    parse_usb_url,
+    resolve_backend,
+    set_backend,
+    unavailable,
+    usb_url,
+)
+from drivers.usb_ids import INTERFACE_CLASS
+
+__all__ = [
+    "POLL_S",
+    "READ_SIZE",
+    "WRITE_TIMEOUT_S",
+    "UsbShoeInfo",
+    "UsbTarget",
+    "UsbTransport",
+    "list_usb_shoes",
+    "open_usb",
+    "parse_usb_url",
+    "set_backend",
+    "usb_url",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -42,166 +65,10 @@ READ_SIZE = 2048  # bytes asked per bulk read, rounded up to a multiple of the m
 POLL_S = 0.1  # the longest one libusb call may block
 WRITE_TIMEOUT_S = 2.0  # a shoe that accepts no byte for this long has a dead link (``write_timeout``)
 
-_UDEV_HINT = (
-    "this user may not open the shoe's USB device: install the shoe's udev rule (it gives the device "
-    "to the shoe operators' group), add this user to that group, log in again and replug the shoe"
-)
-_BUSY_HINT = (
-    "another program holds the shoe's USB interface: stop any other controller or shoectl using it "
-    "(a second process cannot claim the same interface)"
-)
-_NOT_FOUND_HINT = (
-    "check the shoe is powered and its cable plugged in (lsusb should list it), the serial in the URL, and "
-    "that the shoe's udev rules are installed; shoectl devices lists the USB shoes this computer sees, "
-    "with their serials; in a container or VM, pass the USB device through"
-)
-
-_URL_IDS = re.compile(r"([0-9a-fA-F]{1,4}):([0-9a-fA-F]{1,4})")
-
-_backend_lock = threading.Lock()
-_cached_backend: object | None = None
-
-
-def set_backend(backend: object | None) -> None:
-    """Use ``backend`` (any pyusb backend) for every later open; ``None`` looks libusb up again."""
-    global _cached_backend  # noqa: PLW0603 - the one process-wide backend is the point
-    with _backend_lock:
-        _cached_backend = backend
-
-
-def _backend(backend: object | None) -> object:
-    global _cached_backend  # noqa: PLW0603
-    if backend is not None:
-        return backend
-    with _backend_lock:
-        if _cached_backend is None:
-            _cached_backend = usb.backend.libusb1.get_backend()
-            if _cached_backend is None:
-                hint = "install libusb 1.0 (Debian/Ubuntu: apt install libusb-1.0-0); PYUSB_DEBUG=debug says more"
-                raise ShoeUnavailable("libusb 1.0 was not found, so no USB shoe can be opened", hint=hint)
-        return _cached_backend
-
-
-@dataclass(frozen=True, slots=True)
-class UsbTarget:
-    """What a ``usb://`` URL asks for."""
-
-    vid: int = VENDOR_ID
-    pid: int = PRODUCT_ID
-    serial: str | None = None
-
-    def __str__(self) -> str:
-        ids = f"{self.vid:04x}:{self.pid:04x}"
-        return f"{ids} with serial {self.serial!r}" if self.serial else ids
-
-
-@dataclass(frozen=True, slots=True)
-class UsbShoeInfo:
-    """One shoe on the bus, for ``shoectl devices``. ``problem`` says why the serial is unknown."""
-
-    vid: int
-    pid: int
-    serial: str | None
-    bus: int | None
-    address: int | None
-    url: str
-    problem: str | None = None
-
-
-def usb_url(vid: int = VENDOR_ID, pid: int = PRODUCT_ID, serial: str | None = None) -> str:
-    base = f"usb://{vid:04x}:{pid:04x}"
-    return f"{base}/{quote(serial, safe='')}" if serial else base
-
-
-def parse_usb_url(url: str) -> UsbTarget:
-    """``usb://VID:PID[/SERIAL]`` (hex ids) or ``usb://[/SERIAL]`` (default ids) as a ``UsbTarget``."""
-    bad = ShoeUnavailable(
-        f"port {url!r} is not a USB shoe URL",
-        hint="write usb://VID:PID/SERIAL with hex ids (usb://1209:0001/EMU0001), or usb:// for the default ids",
-    )
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        raise bad from exc
-    raw_serial = parts.path[1:] if parts.path.startswith("/") else parts.path
-    if parts.scheme.lower() != "usb" or parts.query or parts.fragment or "/" in raw_serial:
-        raise bad
-    serial = unquote(raw_serial) or None
-    if not parts.netloc:
-        return UsbTarget(serial=serial)
-    ids = _URL_IDS.fullmatch(parts.netloc)
-    if ids is None:
-        raise bad
-    return UsbTarget(int(ids[1], 16), int(ids[2], 16), serial)
-
 
 def _ms(seconds: float) -> int:
     """A libusb timeout in ms: at least 1, because 0 means "wait forever"."""
     return max(1, math.ceil(seconds * 1000))
-
-
-def _read_serial(dev: Any) -> str | None:
-    """The serial string; raises ``USBError`` (errno 13 without permission) when it cannot be read."""
-    index = int(dev.iSerialNumber)
-    if index == 0:
-        return None
-    langids = usb.util.get_langids(dev)  # Device.langids would hide the errno behind a ValueError
-    if not langids:
-        return None
-    return str(usb.util.get_string(dev, index, langids[0]))
-
-
-def _dispose_quietly(dev: Any) -> None:
-    with contextlib.suppress(usb.core.USBError):
-        usb.util.dispose_resources(dev)
-
-
-def _unavailable(exc: usb.core.USBError, target: UsbTarget, doing: str) -> ShoeUnavailable:
-    code = exc.errno
-    if code == errno.EACCES:
-        return ShoeUnavailable(f"permission denied {doing} USB shoe {target}: {exc}", hint=_UDEV_HINT)
-    if code == errno.EBUSY:
-        return ShoeUnavailable(f"USB shoe {target} is busy ({doing}): {exc}", hint=_BUSY_HINT)
-    if code == errno.ENODEV:
-        return ShoeUnavailable(f"USB shoe {target} disappeared while {doing} it: {exc}", hint=_NOT_FOUND_HINT)
-    return ShoeUnavailable(f"USB shoe {target}: {doing} failed: {exc}")
-
-
-def _find(target: UsbTarget, backend: object) -> Any:
-    """The one device the target names, with its resources released if anything else was looked at."""
-    try:
-        found = list(usb.core.find(find_all=True, backend=backend, idVendor=target.vid, idProduct=target.pid))
-    except usb.core.USBError as exc:
-        raise _unavailable(exc, target, "enumerating") from exc
-    not_found = ShoeUnavailable(f"no USB shoe {target} found", hint=_NOT_FOUND_HINT)
-    if target.serial is None and len(found) < 2:
-        if found:
-            return found[0]
-        raise not_found
-    if target.serial is None:
-        serials = ", ".join(str(info.serial or "?") for info in _describe(found, target.vid, target.pid))
-        raise ShoeUnavailable(
-            f"{len(found)} USB shoes {target} are plugged in (serials {serials}); which one?",
-            hint=f"name one by serial: {usb_url(target.vid, target.pid, 'SERIAL')} (shoectl devices lists them)",
-        )
-    chosen: Any = None
-    error: usb.core.USBError | None = None
-    for dev in found:
-        try:
-            serial = _read_serial(dev)
-        except (usb.core.USBError, ValueError) as exc:
-            serial = None
-            if isinstance(exc, usb.core.USBError) and error is None:
-                error = exc
-        if chosen is None and serial == target.serial:
-            chosen = dev
-        else:
-            _dispose_quietly(dev)
-    if chosen is not None:
-        return chosen
-    if error is not None:  # a shoe we could not ask for its serial may well be the one
-        raise _unavailable(error, target, "reading the serial of") from error
-    raise not_found
 
 
 def _bulk_endpoint(intf: Any, direction: int) -> Any:
@@ -271,7 +138,7 @@ def _bring_up(dev: Any, target: UsbTarget) -> tuple[int, Any, Any, list[int]]:
     except BaseException as exc:
         _reattach(dev, detached)
         if isinstance(exc, usb.core.USBError):
-            raise _unavailable(exc, target, "opening") from exc
+            raise unavailable(exc, target, "opening") from exc
         raise
 
 
@@ -363,44 +230,19 @@ class UsbTransport(Transport):
                 usb.util.release_interface(self._dev, self._interface)
             if self._lost is None:
                 _reattach(self._dev, self._detached)
-            _dispose_quietly(self._dev)
+            dispose_quietly(self._dev)
         log.info("usb_closed", url=self.url)
 
 
 def open_usb(url: str, *, backend: object | None = None) -> UsbTransport:
     """Open the shoe a ``usb://`` URL names. Raises ``ShoeUnavailable`` or ``ShoeInitError``."""
     target = parse_usb_url(url)
-    dev = _find(target, _backend(backend))
+    dev = find_device(target, resolve_backend(backend))
     try:
         interface, ep_out, ep_in, detached = _bring_up(dev, target)
     except BaseException:
-        _dispose_quietly(dev)
+        dispose_quietly(dev)
         raise
     transport = UsbTransport(url, dev, interface=interface, ep_out=ep_out, ep_in=ep_in, detached=detached)
     log.info("usb_opened", url=url, bus=transport.bus, address=transport.address, detached=detached)
     return transport
-
-
-def _describe(devices: list[Any], vid: int, pid: int) -> list[UsbShoeInfo]:
-    shoes: list[UsbShoeInfo] = []
-    for dev in devices:
-        serial, problem = None, None
-        try:
-            serial = _read_serial(dev)
-        except usb.core.USBError as exc:
-            problem = "no permission to read it: " + _UDEV_HINT if exc.errno == errno.EACCES else str(exc)
-        except ValueError as exc:
-            problem = f"unreadable serial: {exc}"
-        finally:
-            _dispose_quietly(dev)
-        shoes.append(UsbShoeInfo(vid, pid, serial, dev.bus, dev.address, usb_url(vid, pid, serial), problem))
-    return shoes
-
-
-def list_usb_shoes(backend: object | None = None, *, vid: int = VENDOR_ID, pid: int = PRODUCT_ID) -> list[UsbShoeInfo]:
-    """Every shoe with these ids on the bus (``shoectl devices``). Opens none of them for I/O."""
-    try:
-        found = list(usb.core.find(find_all=True, backend=_backend(backend), idVendor=vid, idProduct=pid))
-    except usb.core.USBError as exc:
-        raise ShoeUnavailable(f"cannot enumerate USB devices: {exc}") from exc
-    return _describe(found, vid, pid)

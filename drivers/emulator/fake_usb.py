@@ -10,6 +10,9 @@ kernel driver on interface 0 that makes claiming EBUSY until detached; ``set_con
 (on a configured device it is a light reset). Unplug: the device leaves enumeration and every call on an
 old handle raises ENODEV; replug: a new address and first-plug state. Plugging is noticed at the next
 backend call (or through the shoe's ``link_generation``): ``FakeUsbBus.unplug``/``replug`` never miss it.
+
+The descriptors live in ``fake_usb_descriptors`` and a device's host-side state in ``fake_usb_device``;
+their names are re-exported here.
 """
 
 from __future__ import annotations
@@ -18,22 +21,55 @@ import array
 import errno
 import struct
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
-from types import SimpleNamespace
-from typing import Any, Protocol
+from typing import Any
 
 import usb.backend
 import usb.core
 
-from drivers.usb_ids import INTERFACE_CLASS, PRODUCT_ID, VENDOR_ID
+from drivers.emulator.fake_usb_descriptors import (
+    BUS_NUMBER,
+    LANGID_EN_US,
+    MAX_PACKET,
+    SHOE_IN,
+    SHOE_OUT,
+    STRING_MANUFACTURER,
+    STRING_PRODUCT,
+    STRING_SERIAL,
+    Descriptor,
+    Layout,
+    configuration_descriptor,
+)
+from drivers.emulator.fake_usb_device import DeviceId, EmulatedShoeLike, FakeHandle, FakeUsbDevice, ShoeConfigLike
 
-SHOE_OUT = 0x01
-SHOE_IN = 0x81
-MAX_PACKET = 64
-BUS_NUMBER = 1
-LANGID_EN_US = 0x0409
-STRING_MANUFACTURER, STRING_PRODUCT, STRING_SERIAL = 1, 2, 3
+__all__ = [
+    "ACCESS",
+    "BUSY",
+    "BUS_NUMBER",
+    "IO",
+    "LANGID_EN_US",
+    "LIBUSB_ERRORS",
+    "MAX_PACKET",
+    "NOT_FOUND",
+    "NO_DEVICE",
+    "OVERFLOW",
+    "PIPE",
+    "SHOE_IN",
+    "SHOE_OUT",
+    "STRING_MANUFACTURER",
+    "STRING_PRODUCT",
+    "STRING_SERIAL",
+    "TIMEOUT",
+    "Descriptor",
+    "DeviceId",
+    "EmulatedShoeLike",
+    "FakeHandle",
+    "FakeUsbBackend",
+    "FakeUsbBus",
+    "FakeUsbDevice",
+    "Layout",
+    "ShoeConfigLike",
+    "usb_error",
+]
 
 # libusb error codes, with the strerror and errno the libusb1 backend raises them with
 IO, ACCESS, NO_DEVICE, NOT_FOUND, BUSY, TIMEOUT, OVERFLOW, PIPE = -1, -3, -4, -5, -6, -7, -8, -9
@@ -50,127 +86,6 @@ def usb_error(code: int) -> usb.core.USBError:
     message, err = LIBUSB_ERRORS[code]
     kind = usb.core.USBTimeoutError if code == TIMEOUT else usb.core.USBError
     return kind(message, code, err)
-
-
-class ShoeConfigLike(Protocol):
-    @property
-    def serial(self) -> str: ...
-
-
-class EmulatedShoeLike(Protocol):
-    """What the bus needs of an emulated shoe (``drivers.emulator.EmulatedShoe`` has it)."""
-
-    @property
-    def config(self) -> ShoeConfigLike: ...
-    @property
-    def plugged(self) -> bool: ...
-    def host_write(self, data: bytes) -> None: ...
-    def host_read(self, timeout: float) -> bytes: ...
-    def unplug(self) -> None: ...
-    def replug(self) -> None: ...
-
-
-class Descriptor(SimpleNamespace):
-    """A USB descriptor as pyusb reads it: every standard field as an attribute, and ``extra_descriptors``."""
-
-
-def _interface(number: int, cls: int, subclass: int = 0, protocol: int = 0, endpoints: int = 0) -> Descriptor:
-    return Descriptor(bLength=9, bDescriptorType=4, bInterfaceNumber=number, bAlternateSetting=0, iInterface=0,
-                      bNumEndpoints=endpoints, bInterfaceClass=cls, bInterfaceSubClass=subclass,
-                      bInterfaceProtocol=protocol, extra_descriptors=[])  # fmt: skip
-
-
-def _bulk_endpoint(address: int) -> Descriptor:
-    return Descriptor(bLength=7, bDescriptorType=5, bEndpointAddress=address, bmAttributes=0x02, bInterval=0,
-                      wMaxPacketSize=MAX_PACKET, bRefresh=0, bSynchAddress=0, extra_descriptors=[])  # fmt: skip
-
-
-# interface index -> alternate settings -> (interface, its endpoints)
-Layout = list[list[tuple[Descriptor, list[Descriptor]]]]
-_SHOE_INTERFACE = (_interface(0, INTERFACE_CLASS, endpoints=2), [_bulk_endpoint(SHOE_OUT), _bulk_endpoint(SHOE_IN)])
-_DFU_INTERFACE: tuple[Descriptor, list[Descriptor]] = (_interface(1, 0xFE, subclass=1, protocol=1), [])
-
-
-@dataclass(frozen=True)
-class DeviceId:
-    """What ``enumerate_devices`` yields: one device as it was plugged at one address."""
-
-    device: FakeUsbDevice
-    generation: int
-    address: int
-
-
-@dataclass(eq=False)
-class FakeHandle:
-    device: FakeUsbDevice
-    generation: int
-    closed: bool = False
-
-
-class FakeUsbDevice:
-    """One emulated shoe on the bus, with the host-side state the kernel and libusb keep for it."""
-
-    def __init__(
-        self, bus: FakeUsbBus, shoe: EmulatedShoeLike, *, vid: int = VENDOR_ID, pid: int = PRODUCT_ID,
-        manufacturer: str = "pid.codes test device", product: str = "Card shoe emulator",
-        configured: bool = True, kernel_drivers: Iterable[int] = (0,), kernel_driver_api: bool = True,
-        accessible: bool = True, dfu_interface: bool = False,
-    ) -> None:  # fmt: skip
-        self.bus, self.shoe, self.vid, self.pid = bus, shoe, vid, pid
-        self.strings = {STRING_MANUFACTURER: manufacturer, STRING_PRODUCT: product}
-        self.layout: Layout = [[_SHOE_INTERFACE], [_DFU_INTERFACE]] if dfu_interface else [[_SHOE_INTERFACE]]
-        self.initial_drivers = frozenset(kernel_drivers)
-        if not self.initial_drivers <= {alts[0][0].bInterfaceNumber for alts in self.layout}:
-            raise ValueError(f"kernel drivers on interfaces the device lacks: {sorted(self.initial_drivers)}")
-        self.configured_at_plug, self.kernel_driver_api, self.accessible = configured, kernel_driver_api, accessible
-        self.removed, self.present, self.generation, self.address = False, shoe.plugged, 0, bus.next_address()
-        self.link_seen = getattr(shoe, "link_generation", None)
-        self.set_configuration_calls = 0
-        self.detached: list[int] = []
-        self.cleared_halts: list[int] = []
-        self.fail_next_transfer: int | None = None  # a libusb code the next bulk transfer fails with
-        self.handles: set[FakeHandle] = set()
-        self.lock = threading.RLock()
-        self.in_lock = threading.Lock()  # one bulk IN transfer at a time; never held with ``lock`` waiting
-        self._reset()
-
-    def _reset(self) -> None:
-        """The host-side state of a freshly plugged device."""
-        self.configuration = 1 if self.configured_at_plug else 0
-        self.kernel_drivers = set(self.initial_drivers) if self.configuration else set()
-        self.claims: dict[int, FakeHandle] = {}
-        self.pending_in = bytearray()
-
-    def sync(self) -> None:
-        """Notice an unplug or replug of the shoe (a changed ``link_generation``, if it has one, is both)."""
-        with self.lock:
-            link = getattr(self.shoe, "link_generation", None)
-            plugged = self.shoe.plugged and not self.removed
-            if self.present and (not plugged or link != self.link_seen):
-                self.present = False
-                self.generation += 1
-                self._reset()
-            if plugged and not self.present:
-                self.present = True
-                self.address = self.bus.next_address()
-                self._reset()
-            self.link_seen = link
-
-    def descriptor(self, address: int) -> Descriptor:
-        port = self.bus.devices.index(self) + 1 if self in self.bus.devices else 0
-        serial = STRING_SERIAL if self.shoe.config.serial else 0
-        return Descriptor(  # speed 2 = LIBUSB_SPEED_FULL: 64-byte bulk packets
-            bLength=18, bDescriptorType=1, bcdUSB=0x0200, bDeviceClass=0, bDeviceSubClass=0, bDeviceProtocol=0,
-            bMaxPacketSize0=64, idVendor=self.vid, idProduct=self.pid, bcdDevice=0x0100, bNumConfigurations=1,
-            iManufacturer=STRING_MANUFACTURER, iProduct=STRING_PRODUCT, iSerialNumber=serial, speed=2,
-            bus=BUS_NUMBER, address=address, port_number=port, port_numbers=(port,), extra_descriptors=[],
-        )  # fmt: skip
-
-    def interface_numbers(self) -> set[int]:
-        return {alts[0][0].bInterfaceNumber for alts in self.layout} if self.configuration else set()
-
-    def string(self, index: int) -> str | None:
-        return self.shoe.config.serial if index == STRING_SERIAL else self.strings.get(index)
 
 
 class FakeUsbBus:
@@ -232,12 +147,7 @@ class FakeUsbBackend(usb.backend.IBackend):  # type: ignore[misc]  # pyusb is un
     def get_configuration_descriptor(self, dev: DeviceId, config: int) -> Descriptor:
         if config != 0:
             raise usb_error(NOT_FOUND)
-        layout = dev.device.layout
-        total = 9 + sum(9 + 7 * len(eps) for alts in layout for _, eps in alts)
-        return Descriptor(
-            bLength=9, bDescriptorType=2, wTotalLength=total, bNumInterfaces=len(layout), bConfigurationValue=1,
-            iConfiguration=0, bmAttributes=0x80, bMaxPower=50, extra_descriptors=[],  # bus powered, 100 mA
-        )  # fmt: skip
+        return configuration_descriptor(dev.device.layout)
 
     def get_interface_descriptor(self, dev: DeviceId, intf: int, alt: int, config: int) -> Descriptor:
         self.get_configuration_descriptor(dev, config)
