@@ -4,16 +4,13 @@ The fake backend stands in for a physical USB bus, the one thing that cannot exi
 above it (pyusb's device, configuration, interface and endpoint objects, string descriptors, claiming,
 bulk transfers and their errors) is the real pyusb code the driver uses in the field.
 
-No ``__init__.py`` in this directory on purpose: without ``tests/__init__.py`` a package here would be
-named ``usb`` and hide pyusb.
+``tests/__init__.py`` makes this directory the package ``tests.usb``; without it a package here would
+be named ``usb`` and hide pyusb.
 """
 
 from __future__ import annotations
 
 import errno
-import threading
-from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -23,43 +20,7 @@ import usb.util
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from drivers.emulator.fake_usb import SHOE_IN, SHOE_OUT, FakeUsbBus
 from drivers.usb_ids import INTERFACE_CLASS, PRODUCT_ID, VENDOR_ID
-
-
-class LoopbackShoe:
-    """A stand-in shoe that echoes every byte the host writes."""
-
-    def __init__(self, serial: str = "LOOP0001") -> None:
-        self.config = SimpleNamespace(serial=serial)
-        self.plugged = True
-        self._buffer = bytearray()
-        self._cond = threading.Condition()
-
-    def host_write(self, data: bytes) -> None:
-        with self._cond:
-            self._buffer += data
-            self._cond.notify_all()
-
-    def host_read(self, timeout: float) -> bytes:
-        with self._cond:
-            self._cond.wait_for(lambda: self._buffer, timeout)
-            data = bytes(self._buffer)
-            self._buffer.clear()
-            return data
-
-    def unplug(self) -> None:
-        self.plugged = False
-        self._buffer.clear()
-
-    def replug(self) -> None:
-        self.plugged = True
-
-
-@pytest.fixture
-def bus() -> Iterator[FakeUsbBus]:
-    bus = FakeUsbBus()
-    yield bus
-    for device in bus.devices:
-        assert not device.handles, "a test left a device handle open"
+from tests.usb.usb_support import LoopbackShoe
 
 
 def find(bus: FakeUsbBus, **match: Any) -> Any:
