@@ -1,0 +1,61 @@
+"""The one error of ``shoectl play`` scripts, and the small checks that build its messages.
+
+A :class:`ScriptError` is a :class:`~shoe.rules.errors.RuleViolation`: ``shoectl`` turns every
+``RuleViolation`` into exit code 9 (``Exit.RULES``).  Its message starts with the JSON path of the
+value at fault (``seats["2"].decisions[0]``, ``shoe[7]``, ``actions[3]``) and ends with the fix; the
+rule, when one applies, follows in parentheses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Set
+from contextlib import contextmanager
+from typing import Any
+
+from shoe.rules.errors import RuleViolation
+
+__all__ = ["ScriptError", "at", "expect_int", "expect_object"]
+
+
+class ScriptError(RuleViolation):
+    """An illegal script: the message names the JSON path, the problem and the fix."""
+
+    default_code = "illegal-script"
+
+    def __init__(self, message: str, *, rule: str = "", code: str | None = None) -> None:
+        super().__init__(message, rule=rule, code=code)
+
+
+@contextmanager
+def at(path: str) -> Iterator[None]:
+    """Prefix a rules engine refusal with the JSON path of the script value that caused it."""
+    try:
+        yield
+    except ScriptError:
+        raise
+    except RuleViolation as exc:
+        raise ScriptError(f"{path}: {exc.message}", rule=exc.rule, code=exc.code) from exc
+
+
+def expect_object(value: Any, path: str, required: Set[str], optional: Set[str] | None) -> dict[str, Any]:
+    """``value`` as a JSON object with every ``required`` key and no key outside ``required | optional``
+    (``optional=None``: any other key is allowed)."""
+    if not isinstance(value, dict):
+        keys = ", ".join(sorted(required)) or "its entries"
+        raise ScriptError(f"{path}: expected an object with {keys}, not {type(value).__name__} {value!r}")
+    missing = sorted(required - value.keys())
+    if missing:
+        raise ScriptError(f"{path}: missing {', '.join(repr(k) for k in missing)}: add it")
+    if optional is not None:
+        unknown = sorted(value.keys() - required - optional)
+        if unknown:
+            known = ", ".join(repr(k) for k in sorted(required | optional))
+            raise ScriptError(f"{path}: unknown key {unknown[0]!r}: the keys here are {known}")
+    return value
+
+
+def expect_int(value: Any, path: str, *, low: int = 0) -> int:
+    """A whole number (cents, a seat, a count) of at least ``low``; JSON ``true`` is not a number."""
+    if type(value) is not int or value < low:
+        raise ScriptError(f"{path}: {value!r} is not a whole number >= {low} (amounts are integer cents)")
+    return value
