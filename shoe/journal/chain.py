@@ -1,0 +1,138 @@
+"""The journal's records and their hash chain. Pure: no I/O, no clocks, no threads.
+
+Each entry's hash is ``sha256(prev_hash + canonical([seq, ts, kind, round_id, data]))`` in hex, where
+``canonical`` is JSON with sorted keys, no spaces and UTF-8 text. The first entry's ``prev_hash`` is
+``GENESIS``. Anyone can recompute the chain from an export with the standard library alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+GENESIS = "0" * 64
+COLUMNS = ("seq", "ts", "kind", "round_id", "data", "prev_hash", "hash")
+
+
+class JournalError(Exception):
+    """The journal cannot be used as asked; the message says what is wrong and what to do."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    seq: int
+    ts: str
+    kind: str
+    round_id: str | None
+    data: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field, hashes included: one line of an export."""
+        return {name: getattr(self, name) for name in COLUMNS}
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    ok: bool
+    checked: int
+    """Entries found good; when not ``ok``, those before the first bad one."""
+    first_bad_seq: int | None
+    problem: str | None
+
+
+def canonical(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise JournalError(f"journal data must be plain JSON (str keys, no NaN, no sets): {exc}") from exc
+
+
+def entry_hash(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | None, data: Any) -> str:
+    payload = prev_hash + canonical([seq, ts, kind, round_id, data])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _parse_data(seq: int, data: object) -> tuple[Any, str | None]:
+    """The data column as a JSON object: stored text must be exactly its canonical form."""
+    if isinstance(data, dict):
+        try:
+            canonical(data)
+        except JournalError:
+            return None, f"entry {seq}: data is not plain JSON (edited?)"
+        return data, None
+    if not isinstance(data, str):
+        return None, f"entry {seq}: data is not text (edited?)"
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return None, f"entry {seq}: data is not valid JSON (edited?)"
+    if not isinstance(parsed, dict):
+        return None, f"entry {seq}: data is not a JSON object (edited?)"
+    try:
+        if canonical(parsed) != data:
+            return None, f"entry {seq}: data is not in canonical form (edited?)"
+    except JournalError:
+        return None, f"entry {seq}: data is not plain JSON (edited?)"
+    return parsed, None
+
+
+def check_record(record: Sequence[object], expect_seq: int, expect_prev: str) -> tuple[int | None, str | None]:
+    """One stored record against the chain so far: ``(first bad seq, problem)`` or ``(None, None)`` if good.
+
+    The record's columns are as stored (see ``COLUMNS``); a tampered store may hold any type in any column.
+    """
+    seq, ts, kind, round_id, data, prev_hash, stored_hash = record
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        return expect_seq, f"entry {expect_seq}: seq is not an integer (edited?)"
+    if seq > expect_seq:
+        return expect_seq, f"entry {expect_seq} is missing (deleted?): entry {seq} follows entry {expect_seq - 1}"
+    if seq < 1:
+        return seq, f"entry {seq}: seq numbers start at 1 (edited?)"
+    if seq < expect_seq:
+        return seq, f"entry {seq} is out of order: it comes after entry {expect_seq - 1} (reordered or inserted?)"
+    for name, value in (("ts", ts), ("kind", kind), ("prev_hash", prev_hash), ("hash", stored_hash)):
+        if not isinstance(value, str):
+            return seq, f"entry {seq}: {name} is not text (edited?)"
+    if round_id is not None and not isinstance(round_id, str):
+        return seq, f"entry {seq}: round_id is not text (edited?)"
+    parsed, problem = _parse_data(seq, data)
+    if problem:
+        return seq, problem
+    if prev_hash != expect_prev:
+        if seq == 1:
+            return seq, "entry 1: prev_hash is not the genesis value (the journal's start was replaced?)"
+        return seq, (
+            f"entry {seq}: prev_hash does not match the hash of entry {seq - 1} "
+            "(an entry before it was replaced, inserted or reordered)"
+        )
+    assert isinstance(ts, str) and isinstance(kind, str)
+    if entry_hash(expect_prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=parsed) != stored_hash:
+        return seq, f"entry {seq}: hash does not match its contents (edited?)"
+    return None, None
+
+
+def verify_records(
+    records: Iterable[Sequence[object]], *, start_seq: int = 1, start_prev: str = GENESIS
+) -> VerifyResult:
+    """Recompute the chain over records in stored order and name the first bad one.
+
+    ``start_seq``/``start_prev`` check a slice that begins after a trusted entry. A chain alone cannot
+    tell that entries were cut off its end: compare ``last()`` with a hash kept elsewhere for that.
+    """
+    expect_seq, expect_prev, checked = start_seq, start_prev, 0
+    for record in records:
+        bad_seq, problem = check_record(record, expect_seq, expect_prev)
+        if problem:
+            return VerifyResult(ok=False, checked=checked, first_bad_seq=bad_seq, problem=problem)
+        expect_seq, expect_prev, checked = expect_seq + 1, str(record[6]), checked + 1
+    return VerifyResult(ok=True, checked=checked, first_bad_seq=None, problem=None)
+
+
+def verify_entries(entries: Iterable[Entry], *, start_seq: int = 1, start_prev: str = GENESIS) -> VerifyResult:
+    records = ([getattr(e, name) for name in COLUMNS] for e in entries)
+    return verify_records(records, start_seq=start_seq, start_prev=start_prev)

@@ -1,0 +1,120 @@
+"""A round rebuilt from its journal entries, in dealing order (NY 5324.38(e)(8), PA 655a.11(j)). Pure.
+
+``reconstruct_round`` gives one JSON-able dict (``shoectl journal show --json``); ``round_text`` the same
+for people. Cards come from ``card`` entries only, in seq order, which is the order they were dealt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from shoe.journal.chain import Entry
+
+# Free-form entry kinds, each listed under its own heading.
+EVENT_KINDS = {
+    "decision": "decisions",
+    "reveal": "reveals",
+    "settlement": "settlements",
+    "irregularity": "irregularities",
+    "fault": "faults",
+    "link": "links",
+    "technician": "technician",
+}
+CARD_TARGETS = {"burn": "burns", "common": "common", "community": "community"}
+
+
+def _card(entry: Entry) -> dict[str, Any]:
+    d = entry.data
+    keys = ("target", "seat", "index", "dispense_id", "position", "card", "face", "status")
+    return {"seq": entry.seq, **{k: d.get(k) for k in keys}}
+
+
+def _seat_key(seat: Any) -> tuple[int, str]:
+    return (int(seat), "") if isinstance(seat, int) or str(seat).isdigit() else (1 << 30, str(seat))
+
+
+def reconstruct_round(entries: Iterable[Entry]) -> dict[str, Any]:
+    """The round's story from its entries (any order in, seq order out)."""
+    result: dict[str, Any] = {
+        "round_id": None,
+        "game": None,
+        "jurisdiction": None,
+        "table": None,
+        "opened": None,
+        "closed": None,
+        "first_seq": None,
+        "last_seq": None,
+        "dealing_order": [],
+        "seats": [],
+        "community": [],
+        "common": [],
+        "burns": [],
+        **{name: [] for name in EVENT_KINDS.values()},
+        "other": [],
+    }
+    seats: dict[str, dict[str, Any]] = {}
+    wagers: dict[str, Any] = {}
+    for entry in sorted(entries, key=lambda e: e.seq):
+        if result["first_seq"] is None:
+            result.update(round_id=entry.round_id, first_seq=entry.seq)
+        result["last_seq"] = entry.seq
+        event = {"seq": entry.seq, "ts": entry.ts, "data": entry.data}
+        if entry.kind == "round-opened":
+            d = entry.data
+            result.update(game=d.get("game"), jurisdiction=d.get("jurisdiction"), table=d.get("table"), opened=entry.ts)
+            wagers = {str(k): v for k, v in (d.get("seats") or {}).items()}
+        elif entry.kind == "round-closed":
+            result["closed"] = {**event, "outcome": entry.data.get("outcome")}
+        elif entry.kind == "card":
+            card = _card(entry)
+            result["dealing_order"].append(card)
+            if card["target"] == "seat":
+                key = str(card["seat"])
+                seats.setdefault(key, {"seat": card["seat"], "cards": []})["cards"].append(card)
+            else:
+                result[CARD_TARGETS.get(str(card["target"]), "other")].append(card)
+        else:
+            result[EVENT_KINDS.get(entry.kind, "other")].append({"kind": entry.kind, **event})
+    for key in sorted(set(wagers) - set(seats), key=_seat_key):  # wagering seats that got no cards
+        seats[key] = {"seat": int(key) if key.isdigit() else key, "cards": []}
+    result["seats"] = [{**seat, "wagers": wagers.get(key)} for key, seat in seats.items()]
+    return result
+
+
+def card_text(card: dict[str, Any]) -> str:
+    tags = [t for t in ("up" if card.get("face") == "up" else "", card.get("status") or "ok") if t and t != "ok"]
+    return (card.get("card") or "??") + (f"({','.join(tags)})" if tags else "")
+
+
+def _free(data: Any) -> str:
+    if not isinstance(data, dict):
+        return json.dumps(data)
+    return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}" for k, v in data.items())
+
+
+def round_text(r: dict[str, Any]) -> str:
+    closed = r["closed"]
+    lines = [
+        f"round {r['round_id']}: {r['game'] or '?'}, {r['jurisdiction'] or '?'}; entries {r['first_seq']}-"
+        f"{r['last_seq']}; opened {r['opened'] or '(no round-opened entry)'}; "
+        + (f"closed {closed['ts']}: {closed['outcome'] or '?'}" if closed else "not closed"),
+        "seats in dealing order:" if r["seats"] else "seats: none",
+    ]
+    for seat in r["seats"]:
+        cards = " ".join(card_text(c) for c in seat["cards"]) or "(no cards)"
+        lines.append(f"  seat {seat['seat']}: {cards:<24} wagers: {_free(seat['wagers'] or {}) or '-'}")
+    for name, label in (("community", "community"), ("common", "common card"), ("burns", "burns")):
+        if r[name]:
+            shown = [(f"{c['index']}:" if c.get("index") else "") + card_text(c) for c in r[name]]
+            lines.append(f"{label}: {' '.join(shown)}")
+    for name in (*EVENT_KINDS.values(), "other"):
+        if r[name]:
+            lines.append(f"{name}:")
+            for e in r[name]:
+                lines.append(f"  #{e['seq']} " + (f"{e['kind']} " if name == "other" else "") + _free(e["data"]))
+    if not r["irregularities"]:
+        lines.append("irregularities: none")
+    lines.append("(9h(up) = dealt face up; a card's status other than ok follows it in brackets; ?? = not identified)")
+    return "\n".join(lines)

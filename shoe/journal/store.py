@@ -1,0 +1,245 @@
+"""The journal on disk: one private SQLite file, write-ahead log, ``synchronous=FULL``, append-only.
+
+``append`` returns only after its transaction committed, so an entry the service has acted on survives
+a crash or a ``kill -9``. SQLite triggers refuse UPDATE and DELETE; the hash chain (``chain.py``)
+catches whoever drops the triggers and edits the file anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Collection, Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from shoe.journal.chain import (
+    COLUMNS,
+    GENESIS,
+    Entry,
+    JournalError,
+    VerifyResult,
+    canonical,
+    entry_hash,
+    verify_records,
+)
+from shoe.journal.paths import ensure_private_file
+
+SCHEMA_VERSION = 1
+_SCHEMA = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+    "CREATE TABLE entries (seq INTEGER PRIMARY KEY, ts TEXT NOT NULL, kind TEXT NOT NULL, round_id TEXT,"
+    " data TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL)",
+    "CREATE INDEX entries_by_round ON entries (round_id, seq)",
+    "CREATE INDEX entries_by_kind ON entries (kind, seq)",
+    "CREATE TRIGGER entries_no_update BEFORE UPDATE ON entries"
+    " BEGIN SELECT RAISE(ABORT, 'the journal is append-only: entries cannot be updated'); END",
+    "CREATE TRIGGER entries_no_delete BEFORE DELETE ON entries"
+    " BEGIN SELECT RAISE(ABORT, 'the journal is append-only: entries cannot be deleted'); END",
+)
+_SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM entries"
+# Verification reads every text column as its type and raw bytes, so a tampered value cannot break the reader.
+_SELECT_RAW = "SELECT seq, " + ", ".join(f"typeof({c}), CAST({c} AS BLOB)" for c in COLUMNS[1:]) + " FROM entries"
+_PAGE = 500
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    try:
+        seq, ts, kind, round_id, data, prev_hash, digest = row
+        return Entry(seq, ts, kind, round_id, json.loads(data), prev_hash, digest)
+    except (TypeError, ValueError) as exc:
+        raise JournalError(f"entry {row[0]} is damaged ({exc}); run `shoectl journal verify`") from exc
+
+
+def _raw(row: tuple[Any, ...]) -> tuple[object, ...]:
+    values: list[object] = [row[0]]
+    for kind, blob in zip(row[1::2], row[2::2], strict=True):
+        if kind == "null":
+            values.append(None)
+        elif kind == "text":
+            try:
+                values.append(bytes(blob).decode("utf-8"))
+            except UnicodeDecodeError:
+                values.append(bytes(blob))
+        else:
+            values.append(bytes(blob))
+    return tuple(values)
+
+
+def _prepare(conn: sqlite3.Connection, path: Path) -> None:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and not {"entries", "schema_version"} <= tables:  # refused before anything is changed in it
+        raise JournalError(f"{path} is an SQLite file but not a shoe journal; pass the journal's path")
+    if str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower() != "wal":
+        raise JournalError(f"the journal {path} cannot use a write-ahead log; keep it on a local file system")
+    conn.execute("PRAGMA synchronous=FULL")
+    if not tables:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries'").fetchone():
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+            conn.execute("COMMIT")
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+    version = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        raise JournalError(
+            f"the journal {path} has schema version {version}; this software reads version {SCHEMA_VERSION}: "
+            "use the shoe-controller release that wrote it"
+        )
+
+
+class Journal:
+    """The table service's journal. Thread-safe: one lock around the one connection."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = conn
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: str | Path) -> Journal:
+        path = Path(path)
+        ensure_private_file(path)
+        try:
+            conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open the journal {path}: {exc}") from exc
+        try:
+            _prepare(conn, path)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise JournalError(f"cannot use {path} as the journal: {exc}; pass the journal's path") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path)
+
+    def append(self, kind: str, data: Mapping[str, Any], *, round_id: str | None = None) -> Entry:
+        if not isinstance(kind, str) or not kind:
+            raise JournalError(f"an entry's kind must be a non-empty string, not {kind!r}")
+        if round_id is not None and not isinstance(round_id, str):
+            raise JournalError(f"round_id must be a string or None, not {round_id!r}")
+        if not isinstance(data, Mapping):
+            raise JournalError(f"an entry's data must be a mapping, not {type(data).__name__}")
+        text = canonical(dict(data))
+        stored = json.loads(text)  # exactly what readers will get back
+        with self._lock:
+            conn = self._live()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    row = conn.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+                    seq, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
+                    ts = _now()
+                    digest = entry_hash(prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=stored)
+                    conn.execute(
+                        "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (seq, ts, kind, round_id, text, prev, digest),
+                    )
+                    conn.execute("COMMIT")
+                finally:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                raise JournalError(
+                    f"could not write to the journal {self.path}: {exc}; check the disk (space, permissions)"
+                ) from exc
+        return Entry(seq, ts, kind, round_id, stored, prev, digest)
+
+    def entries(
+        self, *, round_id: str | None = None, after_seq: int = 0, kinds: Collection[str] | None = None
+    ) -> Iterator[Entry]:
+        """Entries in seq order, read a page at a time (the lock is not held while the caller works)."""
+        where, params = ["seq > ?"], []
+        if round_id is not None:
+            where.append("round_id = ?")
+            params.append(round_id)
+        if kinds is not None:
+            wanted = [kinds] if isinstance(kinds, str) else list(kinds)
+            if not wanted:
+                return
+            where.append(f"kind IN ({', '.join('?' * len(wanted))})")
+            params.extend(wanted)
+        sql = f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_PAGE}"
+        last = after_seq
+        while True:
+            rows = self._fetch(sql, (last, *params))
+            yield from (_entry(row) for row in rows)
+            if len(rows) < _PAGE:
+                return
+            last = rows[-1][0]
+
+    def last(self) -> Entry | None:
+        rows = self._fetch(f"{_SELECT} ORDER BY seq DESC LIMIT 1", ())
+        return _entry(rows[0]) if rows else None
+
+    def rounds(self) -> list[dict[str, Any]]:
+        groups = self._fetch(
+            "SELECT round_id, MIN(seq), MAX(seq), COUNT(*) FROM entries WHERE round_id IS NOT NULL"
+            " GROUP BY round_id ORDER BY MIN(seq)",
+            (),
+        )
+        blank = {"opened": None, "game": None, "jurisdiction": None, "closed": None}
+        summaries = {
+            rid: {"round_id": rid, "first_seq": first, "last_seq": last, "entries": count, **blank}
+            for rid, first, last, count in groups
+        }
+        for entry in self.entries(kinds=("round-opened", "round-closed")):
+            summary = summaries.get(entry.round_id or "")
+            if summary is None:
+                continue
+            if entry.kind == "round-opened" and summary["opened"] is None:
+                game, jurisdiction = entry.data.get("game"), entry.data.get("jurisdiction")
+                summary.update(opened=entry.ts, game=game, jurisdiction=jurisdiction)
+            elif entry.kind == "round-closed":
+                summary["closed"] = str(entry.data.get("outcome", "closed"))
+        return list(summaries.values())
+
+    def verify(self) -> VerifyResult:
+        return verify_records(self._raw_records())
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def _raw_records(self) -> Iterator[tuple[object, ...]]:
+        sql = f"{_SELECT_RAW} ORDER BY seq LIMIT {_PAGE}"  # from the lowest seq, whatever it is
+        params: tuple[Any, ...] = ()
+        while True:
+            rows = self._fetch(sql, params)
+            yield from (_raw(row) for row in rows)
+            if len(rows) < _PAGE:
+                return
+            sql, params = f"{_SELECT_RAW} WHERE seq > ? ORDER BY seq LIMIT {_PAGE}", (rows[-1][0],)
+
+    def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            conn = self._live()
+            try:
+                return conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise JournalError(f"could not read the journal {self.path}: {exc}") from exc
+
+    def _live(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise JournalError(f"the journal {self.path} is closed; open it again with Journal.open")
+        return self._conn

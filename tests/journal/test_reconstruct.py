@@ -1,0 +1,84 @@
+"""A round rebuilt from the journal in dealing order (NY 5324.38(e)(8), PA 655a.11(j))."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shoe.journal import Entry, Journal
+from shoe.journal.reconstruct import card_text, reconstruct_round, round_text
+from tests.journal import COMMUNITY, ROUND, STACKS, build
+
+
+def round_entries(tmp_path: Path) -> list[Entry]:
+    with Journal.open(build(tmp_path / "j.sqlite", rounds=2)) as journal:
+        return list(journal.entries(round_id=ROUND))
+
+
+def test_seats_in_dealing_order_with_their_cards_in_order(tmp_path: Path) -> None:
+    r = reconstruct_round(round_entries(tmp_path))
+    assert (r["round_id"], r["game"], r["jurisdiction"]) == (ROUND, "mississippi-stud", "NY")
+    assert [s["seat"] for s in r["seats"]] == [1, 3, 5]
+    assert {s["seat"]: tuple(c["card"] for c in s["cards"]) for s in r["seats"]} == STACKS
+    assert [(c["dispense_id"], c["position"]) for c in r["seats"][1]["cards"]] == [(2, 1), (2, 2)]
+    assert r["seats"][2]["wagers"] == {"ante": 500, "three_card_bonus": 100}
+    assert [(c["index"], c["card"]) for c in r["community"]] == [(1, "Th"), (2, "2c"), (3, "9s")]
+    assert [c["card"] for c in r["dealing_order"]] == ["As", "Kd", "7c", "7d", "Qh", "Jh", *COMMUNITY]
+    assert [e["data"]["seat"] for e in r["settlements"]] == [5, 3, 1]
+    assert len(r["decisions"]) == 9 and r["irregularities"] == [] and r["burns"] == []
+    assert r["closed"]["outcome"] == "settled" and r["links"] == []  # the link entry had no round id
+
+
+def test_input_order_does_not_matter_seq_does(tmp_path: Path) -> None:
+    entries = round_entries(tmp_path)
+    assert reconstruct_round(reversed(entries)) == reconstruct_round(entries)
+
+
+def test_text_view(tmp_path: Path) -> None:
+    text = round_text(reconstruct_round(round_entries(tmp_path)))
+    lines = text.splitlines()
+    seat_lines = [line.split()[:4] for line in lines if line.startswith("  seat ")]
+    assert seat_lines == [["seat", "1:", "As", "Kd"], ["seat", "3:", "7c", "7d"], ["seat", "5:", "Qh", "Jh"]]
+    assert "community: 1:Th(up) 2:2c(up) 3:9s(up)" in lines
+    assert "irregularities: none" in lines and "closed" in lines[0] and "settled" in lines[0]
+
+
+def entry(seq: int, kind: str, data: dict[str, object]) -> Entry:
+    return Entry(seq, f"2026-11-29T16:30:{seq:02d}.000000Z", kind, "R-9", data, "0" * 64, "0" * 64)
+
+
+def test_burns_irregularities_unread_cards_and_seats_without_cards() -> None:
+    seats = {"2": {"ante": 500}, "4": {"ante": 500}, "6": {"ante": 500}}
+    entries = [
+        entry(1, "round-opened", {"game": "mississippi-stud", "jurisdiction": "PA", "seats": seats}),
+        entry(2, "card", {"target": "burn", "card": "5d", "face": "down", "status": "ok"}),
+        entry(3, "card", {"target": "seat", "seat": 4, "card": "Ac", "face": "down", "status": "ok"}),
+        entry(4, "card", {"target": "seat", "seat": 4, "card": None, "face": "down", "status": "unreadable"}),
+        entry(5, "card", {"target": "seat", "seat": 2, "card": "3s", "face": "down", "status": "ok"}),
+        entry(6, "irregularity", {"event": "unreadable card", "outcome": "misdeal"}),
+        entry(7, "technician", {"action": "confirm", "by": "T-17"}),
+        entry(8, "fault", {"code": "JAM"}),
+        entry(9, "operator-note", {"text": "shoe replaced"}),
+        entry(10, "round-closed", {"outcome": "void"}),
+    ]
+    r = reconstruct_round(entries)
+    assert [s["seat"] for s in r["seats"]] == [4, 2, 6]  # as dealt; 6 wagered but got no cards
+    assert r["seats"][2]["cards"] == [] and r["seats"][2]["wagers"] == {"ante": 500}
+    assert [c["card"] for c in r["burns"]] == ["5d"]
+    assert [card_text(c) for c in r["seats"][0]["cards"]] == ["Ac", "??(unreadable)"]
+    assert r["irregularities"][0]["data"]["outcome"] == "misdeal"
+    assert [e["kind"] for e in r["other"]] == ["operator-note"]
+    text = round_text(r)
+    assert "burns: 5d" in text and "seat 6: (no cards)" in text and "closed" in text and "void" in text
+    assert "irregularities:\n  #6 event=unreadable card outcome=misdeal" in text
+    assert "  #9 operator-note text=shoe replaced" in text
+
+
+def test_seven_card_stud_up_cards_are_marked() -> None:
+    entries = [
+        entry(1, "round-opened", {"game": "seven-card-stud", "jurisdiction": "NJ", "seats": {"1": {"ante": 100}}}),
+        entry(2, "card", {"target": "seat", "seat": 1, "card": "9h", "face": "up", "status": "ok"}),
+        entry(3, "card", {"target": "common", "card": "Kc", "face": "up", "status": "ok"}),
+    ]
+    r = reconstruct_round(entries)
+    assert card_text(r["seats"][0]["cards"][0]) == "9h(up)" and [c["card"] for c in r["common"]] == ["Kc"]
+    assert "common card: Kc(up)" in round_text(r) and "not closed" in round_text(r)
