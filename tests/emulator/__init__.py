@@ -87,7 +87,7 @@ class Host:
 
     def ack(self, boot_id: int | None = None, event_no: int | None = None) -> None:
         boot = self.status().boot_id if boot_id is None else boot_id
-        last = self.events[-1].event_no if event_no is None else event_no
+        last = max(e.event_no for e in self.events) if event_no is None else event_no
         self.send(m.EventAck(boot, last))
 
     def of(self, kind: type[R]) -> list[R]:
