@@ -145,6 +145,14 @@ class ShoeClient:
         events = [codec.decode_payload(e.msg_type, e.payload) for e in log_msg.events]
         return log_msg.boot_id, [e for e in events if isinstance(e, m.Event)], log_msg.more
 
+    def query_dispense(self, dispense_id: int) -> m.DispenseReport:
+        """What became of ``dispense_id`` (SPEC §6 rule 6): never moves a card.
+
+        The shoe keeps dispense results in non-volatile memory, so this answers across shoe reboots
+        where the event log (per boot) cannot.
+        """
+        return self._call(m.QueryDispense(dispense_id), m.DispenseReport)
+
     def dispense(self, cards: int = 2) -> Stack:
         """Dispense one stack of ``cards`` cards, exactly once, and return its reads."""
         with self._dispense_lock:
@@ -224,7 +232,7 @@ class ShoeClient:
             try:
                 self._await_link()
                 self.resync()
-                report = self._call(m.QueryDispense(dispense_id), m.DispenseReport)
+                report = self.query_dispense(dispense_id)
                 if report.phase is DispensePhase.UNKNOWN:
                     # The shoe never received it: the same id is safe to send again (SPEC §6 rule 2).
                     report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport)

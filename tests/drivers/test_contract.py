@@ -115,3 +115,13 @@ def test_event_log_reads_back_what_was_delivered(rig_factory: Factory, backend: 
     _boot, logged, _more = rig.client.event_log(1, 64)
     delivered = [e for e in rig.received if isinstance(e, m.Event)]
     assert logged[: len(delivered)] == delivered
+
+
+def test_query_dispense_never_moves_a_card(rig_factory: Factory, backend: str) -> None:
+    rig = rig_factory(backend, deck=tuple(DECK))
+    stack = rig.client.dispense(2)
+    moved = rig.shoe.stats.cards_moved
+    report = rig.client.query_dispense(stack.dispense_id)
+    assert report.phase.name == "COMPLETE" and tuple(r.card for r in report.cards) == stack.codes
+    assert rig.client.query_dispense(stack.dispense_id + 5).phase.name == "UNKNOWN"
+    assert rig.shoe.stats.cards_moved == moved
