@@ -85,6 +85,8 @@ def decode_frame(encoded: bytes) -> Frame:
         body = bytes(cobs.decode(encoded))
     except cobs.DecodeError as exc:
         raise FrameError(FrameErrorKind.COBS, f"not valid COBS: {exc}") from exc
+    if len(body) > MAX_BODY:
+        raise FrameError(FrameErrorKind.OVERSIZE, f"{len(body)}-byte body exceeds the {MAX_BODY}-byte limit")
     if len(body) < HEADER.size + CRC.size:
         raise FrameError(FrameErrorKind.SHORT, f"{len(body)}-byte body is shorter than header and CRC")
     (received,) = CRC.unpack_from(body, len(body) - CRC.size)

@@ -168,3 +168,19 @@ def test_deframer_never_raises_on_noise(noise: bytes) -> None:
     d = Deframer()
     d.feed(noise)
     assert d.pending <= MAX_ENCODED
+
+
+def test_body_over_the_limit_is_refused_even_when_the_encoding_fits() -> None:
+    """1,025-1,028-byte payloads COBS-encode under MAX_ENCODED; the body limit must still hold."""
+    from cobs import cobs
+
+    from protocols.framing import CRC, HEADER, MAX_BODY
+
+    body = HEADER.pack(1, 0x42, 7) + b"\x00" * (MAX_PAYLOAD + 2)  # zeros: COBS adds one byte in all
+    body += CRC.pack(crc32c(body))
+    assert len(body) > MAX_BODY
+    encoded = cobs.encode(body)
+    assert len(encoded) <= MAX_ENCODED
+    with pytest.raises(FrameError) as err:
+        decode_frame(encoded)
+    assert err.value.kind is FrameErrorKind.OVERSIZE
