@@ -1,0 +1,63 @@
+"""The one error shape of the HTTP API: ``{"error": {"code": ..., "message": ..., "rule": ...}}``.
+
+``ApiError`` is a refusal made by the HTTP layer itself (routing, authentication, the request
+body); the service's own refusals arrive as ``shoe.service.ServiceError`` and are rendered the same
+way, with the regulation they cite in ``rule``.  A bug is answered ``500 internal`` with a fixed
+message: the traceback goes to the log, never into a body.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+
+__all__ = ["STATUS_CODES", "ApiError", "envelope", "json_bytes"]
+
+# Every code the HTTP layer itself answers with, and its status (the OpenAPI document lists them).
+STATUS_CODES: Mapping[str, int] = {
+    "bad-request": 400,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not-found": 404,
+    "method-not-allowed": 405,
+    "cursor-ahead": 409,
+    "length-required": 411,
+    "payload-too-large": 413,
+    "unsupported-media-type": 415,
+    "internal": 500,
+}
+
+
+class ApiError(Exception):
+    """A request refused before (or instead of) reaching the service."""
+
+    def __init__(self, code: str, message: str, *, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.http_status = STATUS_CODES[code]
+        self.headers = dict(headers or {})
+        self.rule: str | None = None
+
+
+def envelope(code: str, message: str, rule: str | None = None, hint: str | None = None) -> dict[str, Any]:
+    """The error body every non-2xx response carries (``hint`` only when there is one)."""
+    error: dict[str, Any] = {"code": code, "message": message, "rule": rule}
+    if hint:
+        error["hint"] = hint
+    return {"error": error}
+
+
+def _default(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def json_bytes(value: object) -> bytes:
+    """Compact UTF-8 JSON on one line (SSE ``data:`` lines rely on there being no newline)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_default).encode("utf-8")

@@ -1,0 +1,218 @@
+"""One HTTP request: route, authenticate, check the body, call the service, answer.
+
+Every refusal is the error envelope: the HTTP layer's own (``ApiError``), the service's
+(``ServiceError``, with the rule it cites), the stdlib parser's (a malformed request line), and a
+bug (``500 internal``, traceback to the log only).  Each request is logged as one line (method,
+path, status, role, duration), never with a body: bodies may hold cards once a seat is settled.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+from collections.abc import Mapping
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
+
+import structlog
+
+from shoe.api.errors import ApiError, envelope, json_bytes
+from shoe.api.routes import Reply, Request, find
+from shoe.api.schema import parse_body
+from shoe.service import Role, ServiceError
+
+if TYPE_CHECKING:
+    from shoe.api.server import _HTTPServer
+
+__all__ = ["MAX_BODY", "Handler"]
+
+MAX_BODY = 64 * 1024
+log = structlog.get_logger("shoe.api")
+
+
+def _error(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    rule: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    hint: str | None = None,
+) -> Reply:
+    return Reply(status=status, body=json_bytes(envelope(code, message, rule, hint)), headers=headers or {})
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 60  # an idle keep-alive connection is closed after this long
+    server: _HTTPServer
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    def do_POST(self) -> None:
+        self._dispatch()
+
+    def do_PUT(self) -> None:
+        self._dispatch()
+
+    def do_PATCH(self) -> None:
+        self._dispatch()
+
+    def do_DELETE(self) -> None:
+        self._dispatch()
+
+    def do_OPTIONS(self) -> None:
+        self._dispatch()
+
+    def do_HEAD(self) -> None:
+        self._dispatch()
+
+    def version_string(self) -> str:
+        return "shoed/1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silenced: every request gets one structured line from ``_dispatch`` instead."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib's own refusals (a malformed request line, huge headers...) in the error envelope."""
+        status = HTTPStatus(code)
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # the version was not understood: answer with a status line anyway
+            self.request_version = "HTTP/1.0"
+        log.info("request refused by the HTTP parser", status=code, role="-")
+        self._send(_error(code, status.phrase.lower().replace(" ", "-"), message or status.description))
+
+    def _dispatch(self) -> None:
+        start = time.monotonic()
+        self._role: Role | None = None
+        self._body_read = False
+        try:
+            reply = self._handle()
+        except ApiError as exc:
+            reply = _error(exc.http_status, exc.code, exc.message, headers=exc.headers)
+        except ServiceError as exc:
+            reply = _error(exc.http_status, exc.code, exc.message, rule=exc.rule, hint=getattr(exc, "hint", None))
+        except Exception:
+            log.exception("request failed", method=self.command, path=self._path())
+            reply = _error(500, "internal", "internal error; the service log has the details")
+        # Counted and logged before the body goes out (after it, for a stream): a client that has its
+        # answer finds its request in /metrics and in the log.
+        if reply.stream is None:
+            self._done(reply.status, start)
+        self._send(reply)
+        if reply.stream is not None:
+            self._done(reply.status, start)
+
+    def _done(self, status: int, start: float) -> None:
+        self.server.api.counters.request(self.command, status)
+        log.info(
+            "request",
+            method=self.command,
+            path=self._path(),
+            status=status,
+            role=self._role.value if self._role else "-",
+            duration_ms=round((time.monotonic() - start) * 1000, 2),
+        )
+
+    def _path(self) -> str:
+        return urlsplit(self.path).path
+
+    def _handle(self) -> Reply:
+        api = self.server.api
+        url = urlsplit(self.path)
+        routes = find(url.path)
+        if routes is None:
+            raise ApiError("not-found", f"no such path: {url.path[:200]}")
+        route = routes.get(self.command)
+        if route is None:
+            allow = ", ".join(sorted(routes))
+            raise ApiError("method-not-allowed", f"{url.path} takes {allow}", headers={"Allow": allow})
+        self._role = api.auth.acting_role(self.headers.get("Authorization"), route.roles)
+        params: dict[str, Any] = {}
+        if route.method == "POST":
+            params = parse_body(self._read_body(), route.fields, open_body=route.open_body)
+        request = Request(
+            service=api.service,
+            role=self._role,
+            params=params,
+            query=dict(parse_qsl(url.query)),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            stopping=api.stopping,
+            counters=api.counters,
+            client_gone=self._client_gone,
+        )
+        return route.handler(request)
+
+    def _client_gone(self) -> bool:
+        """Whether the client closed its end: readable with nothing to read (it sends nothing on a stream)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding"):
+            raise ApiError("length-required", "send the body with a Content-Length (chunked bodies are not accepted)")
+        raw = self.headers.get("Content-Length", "0").strip()
+        if not raw.isdigit():
+            raise ApiError("bad-request", f"Content-Length must be a non-negative integer, not {raw[:40]!r}")
+        length = int(raw)
+        if length > MAX_BODY:
+            raise ApiError("payload-too-large", f"the body is {length} bytes; the limit is {MAX_BODY}")
+        media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if length and media != "application/json":
+            raise ApiError("unsupported-media-type", f"send the body as application/json, not {media or 'untyped'}")
+        try:
+            data = self.rfile.read(length)
+        except TimeoutError:
+            data = b""
+        if len(data) < length:  # the connection closes after the answer: the stream is out of step
+            raise ApiError("bad-request", f"the body ended after {len(data)} of its {length} bytes")
+        self._body_read = True
+        return data
+
+    def _send(self, reply: Reply) -> None:
+        headers = getattr(self, "headers", None)  # absent when the request line itself was malformed
+        unread = (
+            headers is not None
+            and not getattr(self, "_body_read", False)
+            and (headers.get("Transfer-Encoding") or headers.get("Content-Length", "0").strip() not in ("", "0"))
+        )
+        if unread:  # the body was refused unread: it cannot be skipped safely, so the connection ends
+            self.close_connection = True
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if reply.stream is not None:
+            self.close_connection = True
+            self.end_headers()
+            self._stream(reply)
+            return
+        self.send_header("Content-Length", str(len(reply.body)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    def _stream(self, reply: Reply) -> None:
+        assert reply.stream is not None
+
+        def write(data: bytes) -> None:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+        try:
+            reply.stream(write)
+        except (ConnectionError, TimeoutError):
+            pass  # the client went away: it resumes from its last event id
+        except Exception:
+            log.exception("event stream failed", path=self._path())

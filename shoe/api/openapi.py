@@ -1,0 +1,160 @@
+"""The OpenAPI 3.1 document of the table API, generated from the route table (``GET /v1/openapi.json``).
+
+Every route in ``shoe.api.routes.ROUTES`` appears once, with the roles that may call it, its request
+body (from the same ``Field`` data the server checks bodies with) and every error status it can
+answer, each with the error envelope schema.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from shoe.api.errors import STATUS_CODES, json_bytes
+from shoe.api.routes import ROUTES, Route
+from shoe.api.schema import schema_of
+
+__all__ = ["ERROR_STATUSES", "SERVICE_STATUSES", "build_document", "document_bytes"]
+
+VERSION = "1.0.0"
+# Statuses the service answers a refused action with (ServiceError.http_status).
+SERVICE_STATUSES: dict[int, str] = {
+    400: "A value the rules refuse (a wager outside the limits, an unknown seat...); `rule` cites the regulation",
+    403: "The role may not do this",
+    404: "Nothing to act on (no round is open)",
+    409: "Refused in the current state (out of turn, a round is live for maintenance; an event cursor ahead of "
+    "the journal); `rule` cites the regulation where one applies",
+    503: "The shoe or the service cannot do it now (a fault, a lost link); `hint` says what to do",
+}
+ERROR_STATUSES: dict[int, str] = {
+    **SERVICE_STATUSES,
+    400: "The request is malformed (not JSON, a missing or mistyped field, a bad cursor) or a value is refused",
+    401: "No bearer token, or one the configuration does not hold (`WWW-Authenticate: Bearer`)",
+    403: "The token's role may not do this",
+    404: "No such path, or nothing to act on (no round is open)",
+    405: "The path does not take this method (`Allow` lists those it does)",
+    411: "A request body without Content-Length (chunked bodies are not accepted)",
+    413: "The request body is over 64 KiB",
+    415: "The request body is not application/json",
+    500: "A bug: the message is fixed, the details are in the service log",
+}
+assert set(STATUS_CODES.values()) <= set(ERROR_STATUSES)
+
+_ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["error"],
+    "additionalProperties": False,
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "rule"],
+            "properties": {
+                "code": {"type": "string", "description": "machine-readable, kebab-case", "examples": ["out-of-order"]},
+                "message": {"type": "string", "description": "what was wrong, for a person"},
+                "rule": {
+                    "type": ["string", "null"],
+                    "description": "the regulation the refusal rests on, when one applies",
+                    "examples": ["NY 5324.38(e)(1)"],
+                },
+                "hint": {"type": "string", "description": "the next step, when the service has one (shoe faults)"},
+            },
+        }
+    },
+}
+_OBJECT: dict[str, Any] = {"type": "object"}
+_SUCCESS_CONTENT: dict[str, dict[str, Any]] = {
+    "/v1/round": {"application/json": {"schema": {
+        "type": "object", "required": ["round"],
+        "properties": {"round": {"type": ["object", "null"], "description": "null when no round is open"}},
+    }}},
+    "/v1/events": {"text/event-stream": {"schema": {"type": "string", "description": "id/event/data frames"}}},
+    "/metrics": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}},
+}  # fmt: skip
+_EVENT_PARAMETERS: list[dict[str, Any]] = [
+    {
+        "name": "cursor",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 0},
+        "description": "resume after this event id (default 0: everything the service still holds)",
+    },
+    {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        "description": "resume after this event id; wins over `cursor` (EventSource sends it on reconnection)",
+    },
+]
+
+
+def _error_statuses(route: Route) -> list[int]:
+    statuses = [500]
+    if route.roles:
+        statuses += [401, 403]
+    if route.method == "POST":
+        statuses += [400, 411, 413, 415]
+    if route.action is not None:
+        statuses += list(SERVICE_STATUSES)
+    if route.path == "/v1/events":
+        statuses += [400, 409]
+    return sorted(set(statuses))
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    roles = ", ".join(r.value for r in route.roles) or "anyone, no token needed"
+    op: dict[str, Any] = {
+        "operationId": route.operation_id,
+        "summary": route.summary,
+        "tags": [route.tag],
+        "description": f"Roles: {roles}." + (f" Service action `{route.action}`." if route.action else ""),
+        "security": [{"bearer": []}] if route.roles else [],
+    }
+    if route.method == "POST":
+        schema = schema_of(route.fields, open_body=route.open_body)
+        required = bool(schema.get("required"))
+        op["requestBody"] = {"required": required, "content": {"application/json": {"schema": schema}}}
+    if route.path == "/v1/events":
+        op["parameters"] = _EVENT_PARAMETERS
+    content = _SUCCESS_CONTENT.get(route.path, {"application/json": {"schema": _OBJECT}})
+    responses: dict[str, Any] = {str(route.status): {"description": "OK", "content": content}}
+    for status in _error_statuses(route):
+        responses[str(status)] = {"$ref": f"#/components/responses/E{status}"}
+    op["responses"] = responses
+    return op
+
+
+def build_document() -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for route in ROUTES:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    error_content = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Card shoe table service",
+            "version": VERSION,
+            "description": "One table's rounds, its shoe and its event stream. No response, event or log line "
+            "shows a hole card before its seat is settled or a community card before its reveal, to any role. "
+            "See docs/api.md.",
+        },
+        "servers": [{"url": "/"}],
+        "security": [{"bearer": []}],
+        "tags": [{"name": t} for t in dict.fromkeys(r.tag for r in ROUTES)],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "a token from the config"}
+            },
+            "schemas": {"Error": _ERROR_SCHEMA},
+            "responses": {
+                f"E{status}": {"description": text, "content": error_content}
+                for status, text in sorted(ERROR_STATUSES.items())
+            },
+        },
+    }
+
+
+@functools.cache
+def document_bytes() -> bytes:
+    return json_bytes(build_document())

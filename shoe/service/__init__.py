@@ -1,0 +1,28 @@
+"""``shoed``: the table service that drives the shoe through each round under the rules engine.
+
+One owner thread holds the shoe link, the journal and the round (:mod:`.core`, :mod:`.owner`); the
+HTTP layer (``shoe.api``) calls :class:`TableService`. Start with docs/service.md.
+
+| module | job |
+|---|---|
+| ``config`` | ``ServiceConfig``, ``load_config``: the TOML file, overrides, validation |
+| ``errors`` | ``Role``, ``ServiceError`` and the translation of rule and shoe errors |
+| ``core`` | ``TableService``: the facade, the owner thread's life |
+| ``owner`` | the owner thread's state: the journal, the round, shoe events and link notices |
+| ``shoeside`` | the owner's side of the shoe link: connecting, dispense, scan, the stub |
+| ``actions`` | roles per action, running one command |
+| ``params`` | request parameters: integers, table configuration, seats |
+| ``rounds``, ``mississippi``, ``stud`` | orchestrating one round of each game |
+| ``recovery`` | rebuilding a round from the journal, reconciling with the shoe |
+| ``secrecy`` | what responses, events and views may show |
+| ``codec`` | rules records to and from journal data |
+| ``feed``, ``metrics`` | the event stream, the counters |
+| ``notify`` | systemd readiness and watchdog |
+| ``main`` | the ``shoed`` entry point |
+"""
+
+from shoe.service.config import ConfigError, ServiceConfig, load_config
+from shoe.service.core import TableService
+from shoe.service.errors import Role, ServiceError
+
+__all__ = ["ConfigError", "Role", "ServiceConfig", "ServiceError", "TableService", "load_config"]

@@ -1,0 +1,226 @@
+"""``shoed`` configuration: a TOML file (every key optional), command-line overrides, validation.
+
+Every error is a :class:`ConfigError` naming the key and the fix, for example
+``[http] port: "abc" is not a port number: use 1-65535 (0 picks a free port)``. The keys are documented
+in docs/service.md. Nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from drivers.timeouts import LinkTimeouts
+from shoe.service.errors import Role
+
+__all__ = ["ConfigError", "ServiceConfig", "load_config", "parse_http"]
+
+DEFAULT_PORT = "emu://"
+DEFAULT_HTTP = ("127.0.0.1", 8470)
+MIN_TOKEN = 16
+SCHEMES = ("serial", "socket", "usb", "emu")
+_TOKEN_FIX = "use a random string of 16+ characters (python -c 'import secrets; print(secrets.token_urlsafe())')"
+_KEYS: dict[str, tuple[str, ...]] = {
+    "shoe": ("port", "timeouts", "take_timeout"),
+    "journal": ("path",),
+    "http": ("host", "port"),
+    "tokens": tuple(r.value for r in Role),
+    "service": ("table", "submit_timeout"),
+    "log": ("level",),
+}
+LEVELS = ("debug", "info", "warning", "error")
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used: ``key`` (e.g. ``"http.port"``) and ``fix``."""
+
+    def __init__(self, key: str, problem: str, fix: str) -> None:
+        section, _, name = key.partition(".")
+        where = f"[{section}] {name}" if name else f"[{section}]"
+        super().__init__(f"{where}: {problem}: {fix}")
+        self.key = key
+        self.fix = fix
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    shoe_port: str = DEFAULT_PORT
+    journal: Path = Path("journal.sqlite")
+    http_host: str = DEFAULT_HTTP[0]
+    http_port: int = DEFAULT_HTTP[1]
+    tokens: Mapping[str, Role] = field(default_factory=lambda: MappingProxyType({}))
+    timeouts: LinkTimeouts = field(default_factory=LinkTimeouts)
+    take_timeout: float = 30.0
+    submit_timeout: float = 30.0
+    table: str = "table-1"
+    log_level: str = "info"
+    source: Path | None = None
+
+
+def _show(value: object) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _number(key: str, value: object, *, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= low:
+        raise ConfigError(key, f"{_show(value)} is not a number of seconds above {low:g}", "use e.g. 30 or 2.5")
+    return float(value)
+
+
+def _port_url(key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(key, f"{_show(value)} is not a shoe port", "use emu://, /dev/ttyUSB0 or usb://VID:PID")
+    if "://" in value and value.split("://", 1)[0].lower() not in SCHEMES:
+        raise ConfigError(key, f"{_show(value)} has an unknown scheme", f"use a device path or {', '.join(SCHEMES)}")
+    return value
+
+
+def _http_port(key: str, value: object) -> int:
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise ConfigError(key, f"{_show(value)} is not a port number", "use 1-65535 (0 picks a free port)")
+    return value
+
+
+def _host(key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or any(c in value for c in " /[]"):
+        raise ConfigError(key, f"{_show(value)} is not a host address", "use an IP address such as 127.0.0.1")
+    return value
+
+
+def parse_http(text: str, key: str = "http") -> tuple[str, int]:
+    """``"HOST:PORT"`` or ``"[V6]:PORT"``."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise ConfigError(key, f"{_show(text)} is not HOST:PORT", "use e.g. 127.0.0.1:8470")
+    return _host(key, host.strip("[]")), _http_port(key, port)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _tokens(raw: object) -> dict[str, Role]:
+    if not isinstance(raw, dict):
+        raise ConfigError("tokens", f"{_show(raw)} is not a table", 'write [tokens] with dealer = "..." lines')
+    tokens: dict[str, Role] = {}
+    for role in Role:
+        value = raw.get(role.value)
+        if value is None:
+            continue
+        key = f"tokens.{role.value}"
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(t, str) for t in items):
+            raise ConfigError(key, "is not a string or a list of strings", _TOKEN_FIX)
+        for token in items:
+            if len(token) < MIN_TOKEN or token != token.strip():
+                raise ConfigError(key, f"a token of {len(token)} characters is too weak", _TOKEN_FIX)
+            if token in tokens:
+                raise ConfigError(key, f"a token is also given to {tokens[token].value}", "give each role its own")
+            tokens[token] = role
+    return tokens
+
+
+def _check_keys(doc: Mapping[str, Any]) -> None:
+    for section, value in doc.items():
+        if section not in _KEYS:
+            raise ConfigError(section, "is not a section", f"use one of {', '.join(_KEYS)}")
+        if not isinstance(value, dict):
+            raise ConfigError(section, f"{_show(value)} is not a table", f"write it as [{section}]")
+        for key in value:
+            if key not in _KEYS[section]:
+                raise ConfigError(f"{section}.{key}", "is not a key", f"use one of {', '.join(_KEYS[section])}")
+
+
+def _timeouts(raw: object) -> LinkTimeouts:
+    if not isinstance(raw, dict):
+        raise ConfigError("shoe.timeouts", f"{_show(raw)} is not a table", "write [shoe.timeouts] with reply = 0.5")
+    try:
+        return LinkTimeouts.from_mapping(raw)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError("shoe.timeouts", str(exc), "see docs/drivers.md, Timeouts") from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("config", f"{str(path)!r} does not exist", "give an existing file or no --config") from None
+    except OSError as exc:
+        raise ConfigError("config", f"{str(path)!r} cannot be read ({exc.strerror})", "check its permissions") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("config", f"{str(path)!r} is not valid TOML ({exc})", "fix the syntax") from None
+
+
+def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfig:
+    """The file's values (all optional) under ``overrides`` (``port``, ``journal``, ``http``, ``log_level``)."""
+    doc = _read(path) if path is not None else {}
+    _check_keys(doc)
+    shoe, journal, http = doc.get("shoe", {}), doc.get("journal", {}), doc.get("http", {})
+    service, log = doc.get("service", {}), doc.get("log", {})
+    port = _port_url("shoe.port", shoe.get("port", DEFAULT_PORT))
+    journal_raw: object = journal.get("path")
+    host = _host("http.host", http.get("host", DEFAULT_HTTP[0]))
+    http_port = _http_port("http.port", http.get("port", DEFAULT_HTTP[1]))
+    level = log.get("level", "info")
+    if overrides.get("port") is not None:
+        port = _port_url("shoe.port", overrides["port"])
+    if overrides.get("journal") is not None:
+        journal_raw = str(overrides["journal"])
+    if overrides.get("http") is not None:
+        host, http_port = parse_http(str(overrides["http"]))
+    if overrides.get("log_level") is not None:
+        level = overrides["log_level"]
+    if not isinstance(level, str) or level.lower() not in LEVELS:
+        raise ConfigError("log.level", f"{_show(level)} is not a level", f"use one of {', '.join(LEVELS)}")
+    tokens = _tokens(doc.get("tokens", {}))
+    if not tokens and not is_loopback(host):
+        raise ConfigError(
+            "http.host",
+            f"{_show(host)} is not a loopback address and [tokens] is empty",
+            "add tokens or bind 127.0.0.1",
+        )
+    table = service.get("table", "table-1")
+    if not isinstance(table, str) or not table.strip():
+        raise ConfigError("service.table", f"{_show(table)} is not a table name", 'use e.g. "MS-04"')
+    return ServiceConfig(
+        shoe_port=port,
+        journal=_journal_path(journal_raw, path),
+        http_host=host,
+        http_port=http_port,
+        tokens=MappingProxyType(tokens),
+        timeouts=_timeouts(shoe.get("timeouts", {})),
+        take_timeout=_number("shoe.take_timeout", shoe.get("take_timeout", 30.0)),
+        submit_timeout=_number("service.submit_timeout", service.get("submit_timeout", 30.0)),
+        table=table,
+        log_level=level.lower(),
+        source=path,
+    )
+
+
+def _journal_path(raw: object, config_path: Path | None) -> Path:
+    if raw is None:
+        from shoe.journal.paths import default_journal_path
+
+        return Path(default_journal_path())
+    if not isinstance(raw, str) or not raw.strip():
+        raise ConfigError("journal.path", f"{_show(raw)} is not a file path", "use e.g. /var/lib/shoed/journal.sqlite")
+    path = Path(raw).expanduser()
+    if not path.is_absolute() and config_path is not None:
+        path = config_path.parent / path
+    return path

@@ -1,0 +1,203 @@
+"""``TableService``: the table's controller, one owner thread behind a thread-safe facade.
+
+The owner thread (:mod:`.owner`) holds the journal, the shoe link and the round; ``submit`` puts a
+command on its queue and waits for the answer, which comes only after everything the command did is
+in the journal. Views, health, events and metrics are read from snapshots the owner publishes, so the
+HTTP threads never touch the shoe or the round. ``kill()`` (for tests) stops the owner as a power cut
+would: no stop entry, journal and link closed under it.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from importlib import metadata
+from typing import Any
+
+import structlog
+
+from drivers.transport import Transport, open_transport
+from shoe.service.actions import execute
+from shoe.service.config import ServiceConfig
+from shoe.service.errors import Role, ServiceError
+from shoe.service.feed import EventFeed
+from shoe.service.metrics import Metrics
+from shoe.service.mississippi import MississippiRun
+from shoe.service.owner import Command, Owner, ShoeItem
+from shoe.service.rounds import RoundRun
+from shoe.service.stud import StudRun
+
+__all__ = ["GAMES", "TableService"]
+
+log = structlog.get_logger("shoe.service")
+GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun.game: StudRun}
+STOP, KILL = "__stop__", "__kill__"
+TICK_S = 0.25
+
+
+def _version() -> str:
+    try:
+        return metadata.version("shoe-controller")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class TableService:
+    def __init__(self, config: ServiceConfig, *, transport_factory: Callable[[], Transport] | None = None) -> None:
+        self.config = config
+        self._feed = EventFeed()
+        self._metrics = Metrics()
+        factory = transport_factory or (lambda: open_transport(config.shoe_port))
+        self._owner = Owner(config, factory, self._feed, self._metrics, GAMES)
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._boot_error: BaseException | None = None
+        self._started = time.monotonic()
+        self._running = False
+
+    # -- life --------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the journal and the shoe, recover, start the owner thread; return when ready."""
+        if self._thread is not None:
+            raise RuntimeError("TableService.start() called twice")
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._main, name="shoed-owner", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._boot_error is not None:
+            self._thread.join()
+            raise self._boot_error
+        self._running = True
+
+    def _main(self) -> None:
+        structlog.contextvars.bind_contextvars(table=self.config.table)
+        owner = self._owner
+        try:
+            owner.boot()
+        except BaseException as exc:
+            self._boot_error = exc
+            owner.shutdown(clean=False)
+            self._ready.set()
+            return
+        self._ready.set()
+        while True:
+            item = owner.next_command(TICK_S)
+            if owner.killed:
+                break
+            try:
+                if isinstance(item, ShoeItem):
+                    owner.handle_shoe(item.item)
+                    owner.after()
+                elif item is not None and item.action in (STOP, KILL):
+                    owner.shutdown(clean=item.action == STOP)
+                    item.future.set_result({})
+                    break
+                elif item is not None:
+                    execute(owner, item)
+                owner.tick()
+            except Exception:
+                if owner.dead():
+                    break
+                log.exception("owner thread: item failed")
+        if owner.dead():  # a power cut (tests) or a failed journal write: no stop entry
+            owner.shutdown(clean=False)
+        self._running = False
+
+    def stop(self) -> None:
+        """Finish the current command, refuse the queued ones, journal a stop entry, close everything."""
+        if not self._running or self._thread is None:
+            return
+        self._owner.stopping = True
+        future: Future[dict[str, Any]] = Future()
+        self._owner.inbox.put(Command(STOP, {}, None, future))
+        self._thread.join()
+        self._running = False
+        log.info("service stopped", journal_seq=self._feed.latest)
+
+    def kill(self) -> None:
+        """Stop as abruptly as a power cut (tests): no stop entry; journal and link closed at once."""
+        owner = self._owner
+        owner.killed = True
+        if owner.journal is not None:
+            owner.journal.close()
+        if owner.client is not None:
+            owner.client.close()
+        owner.inbox.put(Command(KILL, {}, None, Future()))
+        if self._thread is not None:
+            self._thread.join()
+        self._running = False
+
+    # -- commands ----------------------------------------------------------------------------------
+
+    def submit(self, action: str, params: Mapping[str, Any], role: Role) -> dict[str, Any]:
+        """Run ``action`` on the owner thread; return its accepted record, secrecy-filtered."""
+        if not self._running:
+            raise ServiceError("not-running", "the service is not running", http_status=503)
+        future: Future[dict[str, Any]] = Future()
+        self._owner.inbox.put(Command(action, dict(params or {}), role, future))
+        timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
+        try:
+            return future.result(timeout=timeout)
+        except FutureTimeout:
+            if future.cancel():
+                raise ServiceError(
+                    "busy", "the service did not get to the action in time; nothing was done", http_status=503
+                ) from None
+            raise ServiceError(
+                "timeout", "the action is still running; check the round before repeating it", http_status=503
+            ) from None
+
+    # -- reads (any thread) ------------------------------------------------------------------------
+
+    def round_view(self, role: Role) -> dict[str, Any] | None:
+        """The current (or last) round as anyone may see it: the same for every role."""
+        view = self._owner.view
+        return None if view is None else copy.deepcopy(view)
+
+    def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
+        return self._feed.since(cursor, timeout)
+
+    def health(self) -> dict[str, Any]:
+        owner = self._owner
+        return {
+            "service": {
+                "version": _version(),
+                "uptime_s": round(time.monotonic() - self._started, 3),
+                "journal": str(self.config.journal),
+                "journal_seq": self._feed.latest,
+                "table": self.config.table,
+                "running": self._running,
+            },
+            "shoe": {
+                "link": owner.link,
+                "port": self.config.shoe_port,
+                "identity": copy.deepcopy(owner.identity),
+                "status": copy.deepcopy(owner.status),
+            },
+            "round": copy.deepcopy(owner.summary),
+        }
+
+    def metrics_snapshot(self) -> dict[str, Any]:
+        owner = self._owner
+        live = owner.summary is not None and not owner.summary.get("closed")
+        gauges = {
+            "journal_seq": self._feed.latest,
+            "link_up": 1 if owner.link == "up" else 0,
+            "round_live": 1 if live else 0,
+            "uptime_seconds": round(time.monotonic() - self._started, 3),
+        }
+        return self._metrics.snapshot(gauges)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.metrics_snapshot()
+
+    def responsive(self, limit: float) -> bool:
+        """For the watchdog: the owner thread is alive and has looped within ``limit`` seconds."""
+        alive = self._thread is not None and self._thread.is_alive()
+        return alive and time.monotonic() - self._owner.heartbeat < limit

@@ -1,0 +1,51 @@
+"""The event stream clients follow: every journal entry projected through the secrecy rules, in order.
+
+Each event's ``cursor`` is the journal sequence number of the entry it came from, so a client that
+reconnects (or outlives a service restart) asks for the events after the last cursor it saw. The
+feed keeps the last ``size`` events in memory and is refilled from the journal at start.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from shoe.service.secrecy import project
+
+__all__ = ["EventFeed"]
+
+
+class EventFeed:
+    def __init__(self, size: int = 10_000) -> None:
+        self._events: deque[dict[str, Any]] = deque(maxlen=size)
+        self._cond = threading.Condition()
+        self._latest = 0
+
+    @property
+    def latest(self) -> int:
+        return self._latest
+
+    def publish(
+        self, seq: int, ts: str, kind: str, round_id: str | None, data: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
+        """Project one journal entry; wake every waiting reader. Returns the events it made."""
+        events = project(seq, ts, kind, round_id, data)
+        with self._cond:
+            self._events.extend(events)
+            self._latest = max(self._latest, seq)
+            self._cond.notify_all()
+        return events
+
+    def since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
+        """Events after ``cursor``, waiting up to ``timeout`` seconds for one; ``(latest cursor, events)``."""
+        deadline = time.monotonic() + max(timeout, 0.0)
+        with self._cond:
+            while self._latest <= cursor:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return self._latest, []
+                self._cond.wait(remaining)
+            return self._latest, [dict(e) for e in self._events if e["cursor"] > cursor]

@@ -1,0 +1,295 @@
+"""A Mississippi stud round driven through the shoe (NY 5324.38(d), PA 655a.10-11, NJ 13:69F-35.9).
+
+The service commands exactly the stacks the round needs: one two-card stack per wagering seat, in
+seat order, each announced (``stack-for-seat``) and journaled before the shoe is asked for it; never
+before "no more bets" (nor, in PA with the Progressive offered, before the lock-out and chip count).
+The stub count comes from the shoe; community cards are identified at their reveal, by the shoe's
+reader (``scan``) or by the dealer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from drivers.errors import ShoeIOError, ShoeTimeout
+from drivers.stacks import DispenseFailed, Stack
+from protocols.fields import CardRead
+from shoe.cards import Card, CardError
+from shoe.rules.errors import RuleViolation
+from shoe.rules.mississippi import (
+    MisdealRecord,
+    MississippiRound,
+    RoundState,
+    StackRecord,
+    new_round,
+    replay,
+)
+from shoe.rules.mississippi.states import TERMINAL
+from shoe.rules.profiles import Irregularity, MississippiProfile, get_profile
+from shoe.service.codec import encode_record
+from shoe.service.errors import ServiceError
+from shoe.service.params import bad_request, int_param, parse_seats, table_config
+from shoe.service.rounds import Desk, RoundRun, card_entry
+from shoe.service.secrecy import mississippi_view, public_record
+
+__all__ = ["MississippiRun"]
+
+_DEALABLE = frozenset({RoundState.NO_MORE_BETS, RoundState.CHIPS_VERIFIED, RoundState.DEALING_STACKS})
+
+
+class MississippiRun(RoundRun):
+    game = "mississippi-stud"
+
+    def __init__(self, round_id: str, opened: Mapping[str, Any], r: MississippiRound) -> None:
+        super().__init__(round_id, opened)
+        self.r = r
+
+    @classmethod
+    def open(cls, round_id: str, params: Mapping[str, Any], desk: Desk) -> tuple[MississippiRun, dict[str, Any]]:
+        jurisdiction, table = params.get("jurisdiction"), params.get("table") or {}
+        seats = parse_seats(params.get("seats"))
+        remaining = desk.cards_remaining()
+        if remaining is not None and remaining != 52:
+            raise ServiceError(
+                "deck-not-ready",
+                f"the shoe holds {remaining} cards, not a full deck of 52",
+                hint="release the stub and load a shuffled deck",
+            )
+        r = new_round(str(jurisdiction), table_config(table))
+        records = [r.place_wagers(seat, w["ante"], w["side"]) for seat, w in sorted(seats.items())]
+        opened = {
+            "game": cls.game,
+            "jurisdiction": r.profile.jurisdiction,
+            "table": dict(table) if isinstance(table, Mapping) else {"name": table},
+            "seats": {str(s): w for s, w in sorted(seats.items())},
+            "shoe": {"serial": desk.shoe_serial()},
+            "records": [encode_record(x) for x in records],
+        }
+        return cls(round_id, opened, r), opened
+
+    @classmethod
+    def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> MississippiRun:
+        profile = get_profile("mississippi-stud", str(opened["jurisdiction"]))
+        assert isinstance(profile, MississippiProfile)
+        return cls(round_id, opened, replay(profile, table_config(opened.get("table")), records))
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        return self.r.state.value
+
+    @property
+    def terminal(self) -> bool:
+        return self.r.state in TERMINAL
+
+    @property
+    def paused(self) -> bool:
+        return self.r.state is RoundState.PAUSED
+
+    def view(self) -> dict[str, Any]:
+        return {**mississippi_view(self.r, self.meta()), "closed": self.closed}
+
+    def closing(self) -> dict[str, Any]:
+        result = self.r.result()
+        misdeal = result.misdeal
+        return {
+            "outcome": "void" if misdeal is not None else "complete",
+            "cause": None if misdeal is None else misdeal.cause.value,
+            "returned": None if misdeal is None else misdeal.total_returned,
+            "seats": {str(s.seat): {"outcome": s.outcome, "net": s.net} for s in result.seats},
+        }
+
+    # -- actions ---------------------------------------------------------------------------------
+
+    def act(self, desk: Desk, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        handlers: dict[str, Callable[[Desk, Mapping[str, Any]], dict[str, Any]]] = {
+            "no-more-bets": lambda d, p: self._simple(d, "no-more-bets", self.r.no_more_bets),
+            "lock-progressive": lambda d, p: self._simple(d, "lock-progressive", self.r.lock_progressive),
+            "chip-count": lambda d, p: self._simple(
+                d, "chip-count", lambda: self.r.count_progressive_chips(int_param(p, "count", low=0))
+            ),
+            "deal": self._deal,
+            "release-stub": self._release_stub,
+            "decide": self._decide,
+            "reveal": self._reveal,
+            "settle": self._settle,
+            "forfeit": self._forfeit,
+            "void": self._void_action,
+            "progressive-inputs": self._table_system,
+        }
+        handler = handlers.get(action)
+        if handler is None:
+            raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
+        return handler(desk, params)
+
+    def _simple(self, desk: Desk, action: str, do: Callable[[], Any], **extra: Any) -> dict[str, Any]:
+        record = do()
+        if isinstance(record, MisdealRecord):
+            self._voided(desk, record)
+        else:
+            self.record(desk, "decision", record, action=action, **extra)
+        return {"record": public_record(encode_record(record))}
+
+    def _decide(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        seat, multiple = int_param(params, "seat"), int_param(params, "multiple")
+        return self._simple(desk, "decide", lambda: self.r.decide(seat, multiple), seat=seat, multiple=multiple)
+
+    def _forfeit(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        seat = int_param(params, "seat")
+        return self._simple(desk, "forfeit", lambda: self.r.forfeit_information_sharing(seat), seat=seat)
+
+    def _table_system(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        meters = params.get("meters") or {}
+        if not isinstance(meters, Mapping):
+            raise bad_request("meters must map each meter name to its reading in cents")
+        magic, lucky = params.get("magic_card"), params.get("lucky_seat")
+        return self._simple(desk, "progressive-inputs", lambda: self.r.record_table_system(dict(meters), magic, lucky))
+
+    def _void_action(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        cause = str(params.get("cause") or "other")
+        try:
+            irregularity = Irregularity(cause)
+        except ValueError:
+            irregularity = Irregularity.OTHER
+        self.r.verify_declare_misdeal(irregularity, cause)
+        self.void(desk, irregularity, cause)
+        return {"voided": True}
+
+    # -- the deal --------------------------------------------------------------------------------
+
+    def _check_stack_due(self) -> None:
+        r, rules = self.r, self.r.rules
+        if r.state is RoundState.PAUSED:
+            raise ServiceError("paused", "the round is paused: the shoe is being reconciled", rule=rules.irregularity)
+        if r.state is RoundState.OPEN:
+            raise ServiceError("out-of-order", 'no stack before "no more bets"', rule=rules.stacks)
+        if r.state in (RoundState.NO_MORE_BETS, RoundState.PROGRESSIVE_LOCKED) and r.table.progressive_lockout:
+            raise ServiceError(
+                "out-of-order",
+                "lock the progressive and count its chips before the first stack",
+                rule=rules.progressive_lock,
+            )
+        if r.state not in _DEALABLE or r.next_stack_seat is None:
+            raise ServiceError("out-of-order", f"no stack is due in state {r.state.value}", rule=rules.stacks)
+
+    def _deal(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        self._check_stack_due()
+        dealt: list[dict[str, Any]] = []
+        while self.r.state in _DEALABLE and self.r.next_stack_seat is not None:
+            seat = self.r.next_stack_seat
+            number = sum(isinstance(x, StackRecord) for x in self.r.records) + 1
+            self.announce(desk, "seat", seat, number, self.r.profile.stack_size)
+            try:
+                stack = desk.dispense(self.r.profile.stack_size)
+            except DispenseFailed as exc:
+                desk.drain()  # the fault is journaled first
+                dealt.append(self.absorb(desk, Stack(exc.dispense_id, exc.cards)))
+                break
+            except (ShoeIOError, ShoeTimeout) as exc:
+                self.pause(desk, Irregularity.LINK_LOST, f"stack for seat {seat} in doubt: {exc}")
+                raise ServiceError(
+                    "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
+                ) from exc
+            dealt.append(self.absorb(desk, stack))
+            desk.drain()
+            if self.paused or self.terminal:
+                break
+        return {"stacks": dealt, "paused": self.paused}
+
+    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+        seat = (self.announced or {}).get("seat") or self.r.next_stack_seat
+        number = (self.announced or {}).get("number")
+        for position, read in enumerate(stack.cards, 1):
+            self.cards_dealt += 1
+            data = card_entry(
+                "seat", seat, self.cards_dealt, dispense_id=stack.dispense_id, position=position, read=read, face="down"
+            )
+            desk.append("card", data, self.round_id)
+        self.announced = None
+        record = self.r.deal_stack(int(seat or 0), [read.card for read in stack.cards])
+        if isinstance(record, MisdealRecord):
+            self._voided(desk, record, known_dispense_id=stack.dispense_id)
+        else:
+            self.record(
+                desk,
+                "decision",
+                record,
+                action="stack-dealt",
+                seat=seat,
+                number=number,
+                dispense_id=stack.dispense_id,
+                known_dispense_id=stack.dispense_id,
+            )
+        return {"seat": seat, "number": number, "dispense_id": stack.dispense_id, "cards": len(stack.cards)}
+
+    def _release_stub(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        self.r.verify_release_stub(0)
+        count = desk.release_stub()
+        out = self._simple(desk, "release-stub", lambda: self.r.release_stub(count), count=count)
+        if self.r.state is RoundState.STUB_COUNTED:
+            self._simple(desk, "community-dealt", self.r.deal_community)
+        return {**out, "count": count}
+
+    # -- reveals and settlement --------------------------------------------------------------------
+
+    def _reveal(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        index = int_param(params, "index", low=1, high=self.r.profile.community_cards)
+        self.r.verify_reveal(index - 1)
+        code = params.get("card")
+        if code is None:
+            read, source = desk.scan(), "shoe"
+            if read.card is None:
+                raise ServiceError(
+                    "unreadable-card",
+                    "the reader could not identify the card",
+                    hint="pass the card across the reader again, or enter it",
+                )
+        else:
+            try:
+                read, source = CardRead(Card.parse(str(code)).code), "dealer"
+            except CardError:
+                raise bad_request(f"{code!r} is not a card code (rank 23456789TJQKA, suit cdhs)") from None
+        self.cards_dealt += 1
+        entry = card_entry("community", None, self.cards_dealt, dispense_id=None, position=None, read=read, face="up")
+        data = {**entry, "community_index": index}
+        desk.append("card", {**data, "source": source}, self.round_id)
+        record = self.r.reveal(index - 1, read.card)
+        if isinstance(record, MisdealRecord):
+            self._voided(desk, record)
+            return {"record": public_record(encode_record(record))}
+        self.record(desk, "reveal", record, index=index, card=read.card, source=source)
+        return {"index": index, "card": read.card, "source": source}
+
+    def _settle(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        self.r.verify_settle_next()
+        lines = []
+        while self.r.state is RoundState.SETTLEMENT:
+            record = self.r.settle_next()
+            self.record(desk, "settlement", record, seat=record.seat)
+            lines.append(public_record(encode_record(record)))
+        return {"lines": lines}
+
+    # -- interruptions ---------------------------------------------------------------------------
+
+    def _voided(self, desk: Desk, record: MisdealRecord, **extra: Any) -> None:
+        data = {"action": "void", "cause": record.cause.value, "detail": record.detail, **extra}
+        self.record(desk, "irregularity", record, **data)
+
+    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None:
+        if self.r.can_pause():
+            record = self.r.pause(f"{cause.value}: {detail}")
+            self.record(desk, "irregularity", record, action="paused", cause=cause.value, detail=detail)
+
+    def resume(self, desk: Desk) -> None:
+        if self.r.can_resume():
+            self.record(desk, "irregularity", self.r.resume(), action="resumed")
+
+    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None:
+        try:
+            record = self.r.declare_misdeal(cause, detail)
+        except RuleViolation:  # settlement has begun: nothing left to deal, so nothing to void
+            self.resume(desk)
+            return
+        self._voided(desk, record, **extra)

@@ -1,0 +1,165 @@
+"""After a restart or a lost link: rebuild the round from the journal and reconcile it with the shoe.
+
+The journal knows the last dispense it recorded completely (``known_dispense_id``); the shoe knows its
+last completed dispense id (``STATUS``), which survives its reboots. Decisions (rules digest,
+"Irregularities"; docs/service.md):
+
+- the same number: nothing is unexplained, the round resumes;
+- the shoe is one ahead and the journal had announced that stack: the stack's cards are read back from
+  the shoe's event log (``STACK_READY``), journaled and applied, and the round resumes;
+- anything else (several unknown stacks, a stack not in the log, the shoe behind the journal, another
+  shoe's serial): misdeal, every wager returned, with the cause journaled.
+
+A round that cannot be replayed from its records is voided the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from drivers.client import ShoeClient
+from drivers.stacks import Stack
+from protocols import messages as m
+from protocols.fields import CardRead
+from shoe.journal import Entry, Journal
+from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import Irregularity
+from shoe.service.rounds import RoundRun
+
+__all__ = ["JournalFacts", "find_stack", "reconcile", "scan_journal"]
+
+LOG_PAGE = 32
+
+
+@dataclass
+class JournalFacts:
+    last_seq: int = 0
+    known_dispense_id: int = 0
+    resume: tuple[int, int] | None = None  # (boot id, last event number) of the shoe's event stream
+    shoe_serial: str | None = None
+    open_round: Entry | None = None
+    round_entries: list[Entry] = field(default_factory=list)
+
+
+def scan_journal(journal: Journal) -> JournalFacts:
+    """What a start needs from the journal: the open round, the last dispense known, where events resume."""
+    facts = JournalFacts()
+    last = journal.last()
+    facts.last_seq = 0 if last is None else last.seq
+    since = 0
+    for entry in journal.entries(kinds=("service",)):
+        since = entry.seq - 1
+    for entry in journal.entries(after_seq=since):
+        _learn(facts, entry.data)
+    opened: dict[str, Entry] = {}
+    for entry in journal.entries(kinds=("round-opened", "round-closed")):
+        if entry.kind == "round-opened" and entry.round_id:
+            opened[entry.round_id] = entry
+        elif entry.round_id:
+            opened.pop(entry.round_id, None)
+    if opened:
+        facts.open_round = max(opened.values(), key=lambda e: e.seq)
+        facts.round_entries = list(journal.entries(round_id=facts.open_round.round_id))
+    return facts
+
+
+def _learn(facts: JournalFacts, data: Mapping[str, Any]) -> None:
+    known = data.get("known_dispense_id")
+    if isinstance(known, int):
+        facts.known_dispense_id = max(facts.known_dispense_id, known)
+    boot, event_no = data.get("boot_id"), data.get("event_no")
+    if isinstance(boot, int) and isinstance(event_no, int):
+        facts.resume = (boot, event_no)
+    serial = (data.get("shoe") or {}).get("serial") if isinstance(data.get("shoe"), dict) else None
+    if serial:
+        facts.shoe_serial = serial
+
+
+def find_stack(client: ShoeClient, dispense_id: int) -> tuple[CardRead, ...] | None:
+    """The cards of ``dispense_id`` from the shoe's event log (this boot only); ``None`` if not there."""
+    first = 1
+    while True:
+        _, events, more = client.event_log(first, LOG_PAGE)
+        for event in events:
+            if isinstance(event, m.StackReady) and event.dispense_id == dispense_id:
+                return event.cards
+            if isinstance(event, m.FaultRaised) and event.dispense_id == dispense_id:
+                return None
+        if not more or not events:
+            return None
+        first = events[-1].event_no + 1
+
+
+class Owner(Protocol):
+    """What reconciliation needs of the owner thread (a ``Desk`` with the journal's knowledge)."""
+
+    known_dispense_id: int
+
+    def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int: ...
+    def dispense(self, size: int) -> Stack: ...
+    def scan(self) -> CardRead: ...
+    def release_stub(self) -> int: ...
+    def drain(self) -> None: ...
+    def shoe_serial(self) -> str | None: ...
+    def cards_remaining(self) -> int | None: ...
+
+
+def _settled_status(client: ShoeClient, wait: float) -> m.Status:
+    """STATUS once no dispense is in progress (a stack still moving finishes first)."""
+    deadline = time.monotonic() + wait
+    status = client.status()
+    while status.active_dispense_id and time.monotonic() < deadline:
+        time.sleep(0.05)
+        status = client.status()
+    return status
+
+
+def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
+    """Compare the journal with the shoe; resume or void a paused round. Returns the decision taken."""
+    status = _settled_status(client, client.timeouts.dispense(8))
+    known, last = owner.known_dispense_id, status.last_dispense_id
+    if run is None or run.closed or run.terminal or not run.paused:
+        if run is None or run.closed:
+            owner.known_dispense_id = max(known, last)
+        return "nothing-to-reconcile"
+    serial = client.identity.serial if client.identity else None
+    opened_serial = (run.opened.get("shoe") or {}).get("serial")
+    problem: str | None = None
+    recovered: tuple[CardRead, ...] | None = None
+    if opened_serial and serial and serial != opened_serial:
+        problem = f"the shoe now connected ({serial}) is not the one the round opened with ({opened_serial})"
+    elif last < known:
+        problem = f"the shoe reports dispense {last} as its last, the journal recorded {known}"
+    elif last > known:
+        problem, recovered = _recoverable(run, client, known, last)
+    if problem is None:
+        run.resume(owner)
+        if recovered is not None:
+            owner.append(
+                "link", {"event": "stack-recovered", "dispense_id": last, "cards": len(recovered)}, run.round_id
+            )
+            try:
+                run.absorb(owner, Stack(last, recovered))
+            except RuleViolation as exc:
+                problem = f"stack {last} read back from the shoe does not fit the round: {exc.message}"
+    if problem is not None:
+        run.void(owner, Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
+        owner.known_dispense_id = max(known, last)
+    return "void" if problem is not None else f"resumed to {run.state}"
+
+
+def _recoverable(
+    run: RoundRun, client: ShoeClient, known: int, last: int
+) -> tuple[str | None, tuple[CardRead, ...] | None]:
+    """The one stack the shoe dispensed after the journal's last: its cards, or why it cannot be used."""
+    if last - known > 1:
+        return f"the shoe dispensed {last - known} stacks the journal did not record", None
+    if run.announced is None:
+        return f"the shoe dispensed stack {last}, which the journal had not announced", None
+    cards = find_stack(client, last)
+    if cards is None:
+        return f"stack {last} is not in the shoe's event log (rebooted, or it failed)", None
+    return None, cards

@@ -1,0 +1,181 @@
+"""Orchestrating one round: what every game shares, and opening or rebuilding a round.
+
+A :class:`RoundRun` wraps one rules-engine round (``MississippiRound`` or ``StudHand``) and drives
+it through a :class:`Desk`, which the owner thread provides: ``append`` journals an entry (durable on
+return) and publishes its events, ``dispense``/``scan``/``release_stub`` reach the shoe, ``drain``
+handles shoe events and link notices that arrived meanwhile (which may pause the round). Every record
+is journaled before the call that made it returns. The games are in :mod:`.mississippi` and
+:mod:`.stud`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+from drivers.stacks import Stack
+from protocols.fields import CardRead
+from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import Irregularity
+from shoe.service.codec import CodecError, decode_record, encode_record
+from shoe.service.errors import ServiceError
+
+__all__ = ["Desk", "JournalEntry", "RoundRun", "card_entry", "new_round_id", "rebuild"]
+
+
+class JournalEntry(Protocol):
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def round_id(self) -> str | None: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+
+
+class Desk(Protocol):
+    """What a round may use: the journal and the shoe, both owned by the service's owner thread."""
+
+    def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int: ...
+    def dispense(self, size: int) -> Stack: ...
+    def scan(self) -> CardRead: ...
+    def release_stub(self) -> int: ...
+    def drain(self) -> None: ...
+    def shoe_serial(self) -> str | None: ...
+    def cards_remaining(self) -> int | None: ...
+
+
+def new_round_id(table: str) -> str:
+    return f"{table}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(3)}"
+
+
+def card_entry(
+    target: str,
+    seat: int | None,
+    index: int,
+    *,
+    dispense_id: int | None,
+    position: int | None,
+    read: CardRead,
+    face: str,
+) -> dict[str, Any]:
+    """The journal data of one card, in dealing order."""
+    return {
+        "target": target,
+        "seat": seat,
+        "index": index,
+        "dispense_id": dispense_id,
+        "position": position,
+        "card": read.card,
+        "face": face,
+        "status": read.status.name.lower(),
+    }
+
+
+class RoundRun(ABC):
+    """One live round. Subclasses implement the game's actions; all run on the owner thread."""
+
+    game: ClassVar[str]
+
+    def __init__(self, round_id: str, opened: Mapping[str, Any]) -> None:
+        self.round_id = round_id
+        self.opened = dict(opened)
+        self.closed = False
+        self.cards_dealt = 0  # running card index within the round (dealing order)
+        self.announced: dict[str, Any] | None = None  # a stack announced and not yet recorded
+
+    # -- what each game provides ---------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def state(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def terminal(self) -> bool: ...
+
+    @property
+    @abstractmethod
+    def paused(self) -> bool: ...
+
+    @abstractmethod
+    def view(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def act(self, desk: Desk, action: str, params: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None: ...
+
+    @abstractmethod
+    def resume(self, desk: Desk) -> None: ...
+
+    @abstractmethod
+    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None: ...
+
+    @abstractmethod
+    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+        """Record a stack the shoe dispensed for the announced target (also one found by reconciliation)."""
+
+    @abstractmethod
+    def closing(self) -> dict[str, Any]:
+        """The data of the ``round-closed`` entry (no card identities)."""
+
+    @classmethod
+    @abstractmethod
+    def open(cls, round_id: str, params: Mapping[str, Any], desk: Desk) -> tuple[RoundRun, dict[str, Any]]:
+        """A new round from the dealer's ``open-round`` parameters, and its ``round-opened`` data."""
+
+    @classmethod
+    @abstractmethod
+    def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> RoundRun: ...
+
+    def note(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Rebuild service-side state from one journal entry of this round (after the records replay)."""
+        if kind == "card":
+            self.cards_dealt = max(self.cards_dealt, int(data.get("index") or 0))
+        if kind == "decision" and data.get("action") == "stack-for-seat":
+            self.announced = dict(data)
+        elif "dispense_id" in data and "record" in data:
+            self.announced = None
+
+    # -- shared helpers --------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        return {"round_id": self.round_id, "game": self.game, "jurisdiction": self.opened.get("jurisdiction")}
+
+    def record(self, desk: Desk, kind: str, record: Any, **extra: Any) -> int:
+        """Journal a rules record (with ``extra`` fields) for this round."""
+        return desk.append(kind, {**extra, "record": encode_record(record)}, self.round_id)
+
+    def announce(self, desk: Desk, target: str, seat: int | None, number: int, size: int, **extra: Any) -> None:
+        """The ``stack-for-seat`` entry: journaled (and shown) before the shoe is asked for the stack."""
+        data = {"action": "stack-for-seat", "target": target, "seat": seat, "number": number, "size": size, **extra}
+        desk.append("decision", data, self.round_id)
+        self.announced = data
+
+
+def rebuild(opened: JournalEntry, entries: Sequence[JournalEntry], games: Mapping[str, type[RoundRun]]) -> RoundRun:
+    """A round rebuilt from its journal entries; :class:`ServiceError` ``replay-failed`` if it cannot be."""
+    data = opened.data
+    game = games.get(str(data.get("game")))
+    if game is None or opened.round_id is None:
+        raise ServiceError("replay-failed", f"round of unknown game {data.get('game')!r}", http_status=500)
+    raw: list[Any] = list(data.get("records", []))
+    for entry in entries:
+        if entry.seq == opened.seq:
+            continue
+        if "record" in entry.data:
+            raw.append(entry.data["record"])
+        raw.extend(entry.data.get("records", []))
+    try:
+        run = game.replayed(opened.round_id, data, [decode_record(r) for r in raw])
+    except (CodecError, RuleViolation, ValueError, TypeError, KeyError) as exc:
+        raise ServiceError("replay-failed", f"round {opened.round_id}: {exc}", http_status=500) from exc
+    for entry in entries:
+        run.note(entry.kind, entry.data)
+    return run

@@ -1,0 +1,174 @@
+"""The owner thread's side of the shoe link: connecting, the link thread's callback, and the desk
+methods rounds use to reach the shoe (dispense, scan, release the stub).
+
+A mixin of :class:`shoe.service.owner.Owner`; only the owner thread calls these, except ``post``,
+which the link's reader thread calls for every event and notice (it only notes timings and the link
+state, and queues the item).
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from drivers.client import ShoeClient
+from drivers.errors import ShoeError, ShoeProtocolError, ShoeTimeout
+from drivers.notices import LinkLost, LinkRestored, Notice, Resynced
+from drivers.stacks import Stack
+from drivers.transport import Transport
+from protocols import messages as m
+from protocols.codes import NakCode
+from protocols.fields import CardRead
+from shoe.cli import render
+from shoe.service.config import ServiceConfig
+from shoe.service.errors import ServiceError
+
+__all__ = ["ShoeItem", "ShoeSide"]
+
+log = structlog.get_logger("shoe.service")
+READ_TIMES_KEPT = 1024
+
+
+@dataclass(frozen=True)
+class ShoeItem:
+    """A shoe event or link notice, queued for the owner thread."""
+
+    item: m.Event | Notice
+
+
+class ShoeSide:
+    config: ServiceConfig
+    transport_factory: Callable[[], Transport]
+    inbox: queue.Queue[Any]
+    client: ShoeClient | None
+    link: str
+    boot_id: int | None
+    identity: dict[str, Any] | None
+    status: dict[str, Any] | None
+    last_event: tuple[int, int] | None
+    heartbeat: float
+
+    def __init__(self) -> None:
+        self._read_times: dict[tuple[int, int], float] = {}
+        self._next_connect = 0.0
+        self._connect_failing = False
+        self._status_at = 0.0
+        self._in_tray: int | None = None  # the last stack dispensed, until a STACK_TAKEN says it is gone
+        self._taken: int | None = None
+
+    def _connect(self) -> bool:
+        client: ShoeClient | None = None
+        try:
+            client = ShoeClient(self.transport_factory(), timeouts=self.config.timeouts, resume=self.last_event)
+            client.subscribe(self.post)
+            client.connect()
+            status = client.status()
+        except ShoeError as exc:
+            if client is not None:
+                client.close()
+            self.link = "down"
+            self._next_connect = time.monotonic() + self.config.timeouts.reconnect_max
+            if not self._connect_failing:
+                log.warning("shoe not connected; retrying", port=self.config.shoe_port, error=str(exc), hint=exc.hint)
+            self._connect_failing = True
+            return False
+        self._connect_failing = False
+        self.client, self.link, self.boot_id = client, "up", status.boot_id
+        self.identity = render.identity(client.identity) if client.identity else None
+        self.status, self._status_at = render.status(status), time.monotonic()
+        log.info("shoe connected", port=self.config.shoe_port, serial=self.shoe_serial(), boot_id=status.boot_id)
+        return True
+
+    def post(self, item: m.Event | Notice) -> None:
+        """The link thread's callback: note timing and link state, queue the item for the owner."""
+        if isinstance(item, m.CardReadEvent):
+            if len(self._read_times) >= READ_TIMES_KEPT:  # reads never journaled as round cards (maintenance)
+                self._read_times.clear()
+            self._read_times[(item.dispense_id, item.position)] = time.monotonic()
+        if isinstance(item, m.StackTaken):
+            self._taken = item.dispense_id
+        if isinstance(item, LinkLost):
+            self.link = "reconnecting"
+        elif isinstance(item, LinkRestored | Resynced):
+            self.link = "up"
+        self.inbox.put(ShoeItem(item))
+
+    def shoe(self) -> ShoeClient:
+        if self.client is None:
+            raise ServiceError(
+                "shoe-unavailable",
+                f"the shoe at {self.config.shoe_port} is not connected",
+                http_status=503,
+                hint="check the cable and the port; the service keeps trying",
+            )
+        return self.client
+
+    def dispense(self, size: int) -> Stack:
+        """One stack; first wait (``take_timeout``) for the dealer to take the last one from the tray."""
+        client = self.shoe()
+        self.heartbeat = time.monotonic()
+        if self._in_tray is not None and self._taken != self._in_tray:
+            self._wait_tray_empty(client)
+        try:
+            stack = client.dispense(size)
+        except ShoeProtocolError as exc:
+            if exc.nak is not NakCode.BAD_STATE or not self._wait_tray_empty(client):
+                raise
+            stack = client.dispense(size)
+        self._in_tray = stack.dispense_id
+        return stack
+
+    def _wait_tray_empty(self, client: ShoeClient) -> bool:
+        """After a BAD_STATE refusal: wait for the dealer to take the last stack. False: not the tray."""
+        deadline = time.monotonic() + self.config.take_timeout
+        if not client.status().tray_occupied:
+            return False
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            self.heartbeat = time.monotonic()
+            if not client.status().tray_occupied:
+                return True
+        raise ServiceError(
+            "tray-occupied",
+            "the last stack is still in the shoe's tray",
+            hint="take the stack from the tray, then deal again",
+        )
+
+    def scan(self) -> CardRead:
+        try:
+            return self.shoe().scan(self.config.timeouts.scan)
+        except (ShoeProtocolError, ShoeTimeout) as exc:
+            raise ServiceError(
+                "no-card",
+                f"no card was read: {exc}",
+                hint="pass the card across the reader, or enter it on the display",
+            ) from exc
+
+    def release_stub(self) -> int:
+        try:
+            return self.shoe().release_stub()
+        except ShoeProtocolError as exc:
+            if exc.nak is not NakCode.BAD_STATE:
+                raise
+            raise ServiceError(
+                "stub-not-releasable",
+                f"the shoe refused to release the stub: {exc}",
+                hint="if the stub is already out, void the round and reload the shoe",
+            ) from exc
+
+    def shoe_serial(self) -> str | None:
+        return None if self.identity is None else self.identity.get("serial")
+
+    def cards_remaining(self) -> int | None:
+        if self.client is None:
+            return None
+        try:
+            count = self.client.status().cards_remaining
+        except ShoeError:
+            return None
+        return None if count == m.Status.UNKNOWN_REMAINING else count

@@ -1,0 +1,270 @@
+"""A seven-card stud hand driven through the shoe (NJ casino nights, N.J.A.C. 13:47-20.35).
+
+With a shoe, stud cards come one at a time (stacks of one), each recognised: ``deal`` dispenses the
+cards of the current street, burn included, each announced before its dispense; the hand then knows
+the bring-in and who acts first. The stud machine has no pause or misdeal of its own: the service
+keeps both (a paused hand refuses actions; a void hand returns every chip put in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from drivers.errors import ShoeIOError, ShoeTimeout
+from drivers.stacks import DispenseFailed, Stack
+from shoe.cards import Card
+from shoe.rules.profiles import Irregularity, get_profile
+from shoe.rules.stud import PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
+from shoe.rules.stud.errors import cite
+from shoe.rules.stud.states import PHASE_RULE
+from shoe.service.codec import encode_record
+from shoe.service.errors import ServiceError
+from shoe.service.params import int_param
+from shoe.service.rounds import Desk, RoundRun, card_entry
+from shoe.service.secrecy import public_record, stud_view
+
+__all__ = ["StudRun"]
+
+IRREGULARITY_RULE = "rules digest: irregularities"
+
+
+def _seats(raw: object) -> list[int]:
+    if isinstance(raw, Mapping):
+        keys: list[object] = list(raw)
+    elif isinstance(raw, list):
+        keys = [s.get("seat") if isinstance(s, Mapping) else s for s in raw]
+    else:
+        raise ServiceError("bad-request", "seats must list the players' seats", http_status=400)
+    seats = [int(k) if isinstance(k, str) and k.isdigit() else k for k in keys]
+    if not all(type(s) is int for s in seats):
+        raise ServiceError("bad-request", f"seats {keys!r} are not seat numbers", http_status=400)
+    return [s for s in seats if type(s) is int]
+
+
+class StudRun(RoundRun):
+    game = "seven-card-stud"
+
+    def __init__(self, round_id: str, opened: Mapping[str, Any], hand: StudHand) -> None:
+        super().__init__(round_id, opened)
+        self.hand = hand
+        self._paused: str | None = None
+        self._void: dict[str, Any] | None = None
+
+    @classmethod
+    def open(cls, round_id: str, params: Mapping[str, Any], desk: Desk) -> tuple[StudRun, dict[str, Any]]:
+        table = params.get("table")
+        if not isinstance(table, Mapping):
+            raise ServiceError("bad-request", "table must give ante, bring_in, small_bet and big_bet", http_status=400)
+        seats = _seats(params.get("seats"))
+        jurisdiction = get_profile(cls.game, str(params.get("jurisdiction") or "NJ")).jurisdiction
+        stub = desk.cards_remaining() or 52
+        hand = StudHand(StudTableConfig.from_mapping(dict(table)), seats, stub_size=stub)
+        opened = {
+            "game": cls.game,
+            "jurisdiction": jurisdiction,
+            "table": dict(table),
+            "seats": sorted(seats),
+            "stub_size": stub,
+            "shoe": {"serial": desk.shoe_serial()},
+            "records": [encode_record(r) for r in hand.records],
+        }
+        return cls(round_id, opened, hand), opened
+
+    @classmethod
+    def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> StudRun:
+        config = StudTableConfig.from_mapping(dict(opened["table"]))
+        hand = StudHand.replay(config, opened["seats"], records, stub_size=int(opened.get("stub_size", 52)))
+        return cls(round_id, opened, hand)
+
+    def note(self, kind: str, data: Mapping[str, Any]) -> None:
+        super().note(kind, data)
+        if kind == "irregularity":
+            action = data.get("action")
+            if action == "paused":
+                self._paused = str(data.get("detail"))
+            elif action == "resumed":
+                self._paused = None
+            elif action == "void":
+                self._void = dict(data)
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        if self._void is not None:
+            return "void"
+        return "paused" if self._paused is not None else self.hand.phase.value
+
+    @property
+    def terminal(self) -> bool:
+        return self._void is not None or self.hand.finished
+
+    @property
+    def paused(self) -> bool:
+        return self._paused is not None and not self.terminal
+
+    def view(self) -> dict[str, Any]:
+        view = stud_view(self.hand, self.meta())
+        return {**view, "state": self.state, "paused": self.paused, "closed": self.closed, "void": self._void_view()}
+
+    def _void_view(self) -> dict[str, Any] | None:
+        if self._void is None:
+            return None
+        return {"cause": self._void.get("cause"), "returned": self._void.get("returned")}
+
+    def closing(self) -> dict[str, Any]:
+        paid = self.hand.pot_shares
+        contributed = self.hand.contributions
+        if self._void is not None:
+            seats = {str(s): {"outcome": "void", "net": 0} for s in self.hand.seats}
+            return {"outcome": "void", "cause": self._void.get("cause"), "returned": self.hand.pot, "seats": seats}
+        seats = {
+            str(s): {
+                "outcome": "win" if s in paid else ("fold" if s in self.hand.folded_seats else "lose"),
+                "net": paid.get(s, 0) - contributed[s],
+            }
+            for s in self.hand.seats
+        }
+        return {"outcome": "complete", "pot": self.hand.pot, "seats": seats}
+
+    # -- actions ---------------------------------------------------------------------------------
+
+    def act(self, desk: Desk, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        if action == "void":
+            self.void(desk, Irregularity.OTHER, str(params.get("cause") or "declared by the floor"))
+            return {"voided": True}
+        if self.paused:
+            raise ServiceError("paused", f"the hand is paused ({self._paused})", rule=IRREGULARITY_RULE)
+        if action == "deal":
+            return self._deal(desk)
+        if action == "stud-action":
+            return self._act(desk, params)
+        if action == "reshuffle-burns":
+            record = self.hand.reshuffle_burns()
+            self.record(desk, "decision", record, action="reshuffle-burns")
+            return {"record": public_record(encode_record(record))}
+        if action == "settle":
+            if not self.hand.finished:
+                raise ServiceError(
+                    "out-of-order",
+                    "the pot is awarded when the last betting round closes",
+                    rule=cite(PHASE_RULE[self.hand.phase]),
+                )
+            return {"awards": self.hand.pot_shares}
+        raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
+
+    def _act(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+        seat = int_param(params, "seat")
+        amount = None if params.get("amount") is None else int_param(params, "amount", low=0)
+        kind = str(params.get("action") or "")
+        record = self.hand.act(seat, kind, amount)
+        self.record(desk, "decision", record, action="stud-action", seat=seat)
+        if self.hand.finished:
+            self._settlement(desk)
+        return {"record": public_record(encode_record(record))}
+
+    def _settlement(self, desk: Desk) -> None:
+        settlement = self.hand.settlement
+        assert settlement is not None
+        awards = [r for r in self.hand.records if isinstance(r, PotAwarded)]
+        showdown = None
+        if not settlement.uncontested:
+            showdown = {str(s): [c.code for c in self.hand.cards(s)] for s in self.hand.live_seats}
+        data = {
+            "uncontested": settlement.uncontested,
+            "awards": [{"seat": a.seat, "amount": a.amount, "odd_chips": a.odd_chips} for a in awards],
+            "showdown": showdown,
+            "pot": self.hand.pot,
+            "records": [encode_record(a) for a in awards],
+        }
+        desk.append("settlement", data, self.round_id)
+
+    def _deal(self, desk: Desk) -> dict[str, Any]:
+        step = self.hand.next_card
+        if step is None or step.target is Target.RESHUFFLE:
+            phase = self.hand.phase.value
+            what = "reshuffle the burn cards into the shoe first" if step else f"no card is due ({phase})"
+            raise ServiceError("out-of-order", what, rule=cite("h" if step else PHASE_RULE[self.hand.phase]))
+        dealt: list[dict[str, Any]] = []
+        while (step := self.hand.next_card) is not None and step.target is not Target.RESHUFFLE:
+            face = "up" if step.face_up else "down"
+            number = self.cards_dealt + 1
+            self.announce(desk, step.target.value, step.seat, number, 1, street=step.street.label, face=face)
+            try:
+                stack = desk.dispense(1)
+            except DispenseFailed as exc:
+                desk.drain()
+                dealt.append(self.absorb(desk, Stack(exc.dispense_id, exc.cards)))
+                break
+            except (ShoeIOError, ShoeTimeout) as exc:
+                self.pause(desk, Irregularity.LINK_LOST, f"card for {step} in doubt: {exc}")
+                raise ServiceError(
+                    "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
+                ) from exc
+            dealt.append(self.absorb(desk, stack))
+            desk.drain()
+            if self.paused or self.terminal:
+                break
+        step = self.hand.next_card
+        reshuffle = step is not None and step.target is Target.RESHUFFLE
+        return {"cards": dealt, "paused": self.paused, "reshuffle_needed": reshuffle}
+
+    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+        step = self.hand.next_card
+        assert step is not None
+        face = "up" if step.face_up else "down"
+        target = step.seat if step.target is Target.SEAT else step.target.value
+        self.announced = None
+        entries = []
+        for position, read in enumerate(stack.cards, 1):
+            self.cards_dealt += 1
+            data = card_entry(
+                step.target.value,
+                step.seat,
+                self.cards_dealt,
+                dispense_id=stack.dispense_id,
+                position=position,
+                read=read,
+                face=face,
+            )
+            entries.append({**data, "street": step.street.label})
+        shown = {"target": step.target.value, "seat": step.seat, "face": face, "dispense_id": stack.dispense_id}
+        problem = None
+        if len(stack.cards) != 1:
+            problem = (Irregularity.BAD_STACK, f"the shoe gave {len(stack.cards)} cards for one")
+        elif stack.cards[0].card is None:
+            problem = (Irregularity.UNREADABLE_CARD, "a card could not be read")
+        else:
+            try:
+                record = self.hand.deal(Card.parse(str(stack.cards[0].card)), target)
+            except StudRuleViolation as exc:
+                problem = (Irregularity.DUPLICATE_CARD, exc.message)
+        if problem is not None:
+            for data in entries:
+                desk.append("card", data, self.round_id)
+            self.void(desk, *problem, known_dispense_id=stack.dispense_id)
+            return shown
+        data = {**entries[0], "record": encode_record(record), "known_dispense_id": stack.dispense_id}
+        desk.append("card", data, self.round_id)
+        return {**shown, "card": stack.cards[0].card if face == "up" else None}
+
+    # -- interruptions ---------------------------------------------------------------------------
+
+    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None:
+        if not self.terminal and self._paused is None:
+            desk.append("irregularity", {"action": "paused", "cause": cause.value, "detail": detail}, self.round_id)
+            self._paused = detail
+
+    def resume(self, desk: Desk) -> None:
+        if self._paused is not None and not self.terminal:
+            desk.append("irregularity", {"action": "resumed"}, self.round_id)
+            self._paused = None
+
+    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None:
+        if self.terminal:
+            return
+        returned = {str(s): c for s, c in sorted(self.hand.contributions.items())}
+        data = {"action": "void", "cause": cause.value, "detail": detail, "returned": returned, **extra}
+        desk.append("irregularity", data, self.round_id)
+        self._void = data

@@ -1,0 +1,264 @@
+"""Power cuts and pulled cables: the round is rebuilt from the journal, reconciled with the shoe, and
+resumed or voided; no card is dealt twice and no acknowledged record is lost."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
+from shoe.journal import Journal, JournalError
+from shoe.service import ServiceConfig, ServiceError, TableService
+from shoe.service.owner import Owner
+from tests.service.conftest import FAST, OBS, D, Table, deck, finish_streets
+
+SEATS = {"1": {"ante": 500}, "2": {"ante": 500}, "4": {"ante": 1000}}
+OPEN = {"game": "mississippi-stud", "jurisdiction": "NY", "seats": SEATS}
+
+
+def _wait(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.02)
+
+
+def _state(service: TableService) -> str:
+    view = service.round_view(OBS)
+    return "" if view is None else str(view["state"])
+
+
+def _irregularities(table: Table) -> list[tuple[str, str | None]]:
+    return [(e.data["action"], e.data.get("cause")) for e in table.entries(kinds=("irregularity",))]
+
+
+@pytest.fixture
+def pty_table(tmp_path: Path) -> Iterator[Table]:
+    """The emulated shoe on a pseudo-terminal, opened by the service through real pyserial."""
+    shoe = EmulatedShoe(EmulatorConfig(deck=deck()))
+    link = tmp_path / "ttyshoe"
+    server = serve_pty(shoe, link=str(link))
+    table = Table(tmp_path, shoe, None, str(link))
+    yield table
+    for service in table.services:
+        service.stop()
+    server.close()
+    shoe.close()
+
+
+def test_restart_between_actions_resumes_the_round(pty_table: Table) -> None:
+    first = pty_table.start()
+    round_id = first.submit("open-round", OPEN, D)["round_id"]
+    for action in ("no-more-bets", "deal", "release-stub"):
+        first.submit(action, {}, D)
+    first.submit("decide", {"seat": 1, "multiple": 2}, D)
+    acknowledged = len(pty_table.entries())
+    first.kill()  # a power cut: no stop entry
+
+    second = pty_table.start()
+    view = second.round_view(OBS)
+    assert view is not None and view["round_id"] == round_id and view["state"] == "third-street"
+    assert view["next_to_decide"] == 2 and view["seats"]["1"]["bets"] == [1000]
+    assert _irregularities(pty_table) == [("paused", "table-pc-restart"), ("resumed", None)]
+    assert len(pty_table.entries()) > acknowledged
+    finish_streets(second, {})
+    assert _state(second) == "complete"
+    assert pty_table.shoe.stats.cards_moved == 6
+    with Journal.open(pty_table.journal) as journal:
+        assert journal.verify().ok
+
+
+class PowerCut:
+    """Cuts the power in the middle of a deal: right after the shoe dispensed stack ``at``, before the
+    journal has any of its cards."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, at: int, *, before_dispense: bool = False) -> None:
+        self.armed = True
+        original = Owner.append
+
+        def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+            hit = (
+                data.get("action") == "stack-for-seat" and data.get("number") == at
+                if before_dispense
+                else kind == "card" and data.get("dispense_id") == at
+            )
+            if self.armed and hit:
+                self.armed = False
+                owner.killed = True
+                if owner.journal is not None:
+                    owner.journal.close()
+                raise JournalError("power cut")
+            return original(owner, kind, data, round_id)
+
+        monkeypatch.setattr(Owner, "append", append)
+
+
+@pytest.mark.parametrize("before_dispense", [False, True])
+def test_power_cut_mid_deal_deals_no_card_twice(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch, before_dispense: bool
+) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    PowerCut(monkeypatch, 2, before_dispense=before_dispense)
+    with pytest.raises(ServiceError) as cut:
+        first.submit("deal", {}, D)
+    assert cut.value.code == "journal-error"
+    first.kill()
+    moved = table.shoe.stats.cards_moved
+    assert moved == (2 if before_dispense else 4)
+
+    second = table.start()
+    assert _state(second) == "dealing-stacks"
+    stacks = [e.data for e in table.entries(kinds=("decision",)) if e.data["action"] == "stack-dealt"]
+    assert [s["seat"] for s in stacks] == ([1] if before_dispense else [1, 2])  # stack 2 read back from the shoe
+    if not before_dispense:
+        assert [e.data["event"] for e in table.entries(kinds=("link",))].count("stack-recovered") == 1
+    second.submit("deal", {}, D)
+    second.submit("release-stub", {}, D)
+    assert table.shoe.stats.cards_moved == 6  # every stack once
+    cards = [(e.data["seat"], e.data["dispense_id"]) for e in table.entries(kinds=("card",))]
+    assert sorted(set(cards)) == [(1, 1), (2, 2), (4, 3)]
+
+
+def test_restart_after_the_shoe_lost_its_log_voids_the_round(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    PowerCut(monkeypatch, 2)
+    with pytest.raises(ServiceError):
+        first.submit("deal", {}, D)
+    first.kill()
+    table.shoe.power_cycle()  # the shoe's event log is gone: stack 2 cannot be explained
+    second = table.start()
+    assert _state(second) == "misdeal"
+    closed = table.entries(kinds=("round-closed",))[-1].data
+    assert closed["outcome"] == "void" and closed["cause"] == "shoe-link-unreconciled" and closed["returned"] == 2000
+
+
+@pytest.mark.parametrize("backend", ["emu", "pty"])
+def test_unplug_pauses_then_reconnect_resumes(
+    backend: str, table_factory: Callable[..., Table], pty_table: Table
+) -> None:
+    table = pty_table if backend == "pty" else table_factory()
+    service = table.start()
+    service.submit("open-round", OPEN, D)
+    service.submit("no-more-bets", {}, D)
+    service.submit("deal", {}, D)
+    table.shoe.unplug()
+    _wait(lambda: _state(service) == "paused")
+    assert service.health()["shoe"]["link"] in ("reconnecting", "down")
+    with pytest.raises(ServiceError) as refused:
+        service.submit("release-stub", {}, D)
+    assert refused.value.code == "paused"
+    table.shoe.replug()
+    _wait(lambda: _state(service) == "dealing-stacks")
+    assert _irregularities(table) == [("paused", "shoe-link-lost"), ("resumed", None)]
+    links = [e.data["event"] for e in table.entries(kinds=("link",))]
+    assert links[-3:] == ["lost", "restored", "resynced"]
+    service.submit("release-stub", {}, D)
+    finish_streets(service, {})
+    assert _state(service) == "complete" and table.shoe.stats.cards_moved == 6
+    assert service.metrics_snapshot()["counters"]["reconnects_total"] >= 1
+    assert service.health()["shoe"]["link"] == "up"
+
+
+def test_unplug_during_a_deal_deals_every_stack_once(table_factory: Callable[..., Table]) -> None:
+    table = table_factory(take_delay_s=0.05, timing="realistic")
+    service = table.start()
+    service.submit("open-round", {**OPEN, "seats": {str(s): {"ante": 500} for s in range(1, 7)}}, D)
+    service.submit("no-more-bets", {}, D)
+
+    def cable() -> None:
+        _wait(lambda: any(e.get("number") == 2 for e in service.events_since(0, 0)[1]))
+        table.shoe.unplug()
+        time.sleep(0.3)
+        table.shoe.replug()
+
+    puller = threading.Thread(target=cable)
+    puller.start()
+    try:
+        reply = service.submit("deal", {}, D)
+    except ServiceError as exc:  # the link was down for a whole dispense attempt: the round waits
+        reply = {"paused": True, "code": exc.code}
+    puller.join()
+    _wait(lambda: _state(service) in ("dealing-stacks", "stub-counted"))
+    if reply.get("paused") and service.round_view(OBS)["next_stack_seat"] is not None:  # type: ignore[index]
+        service.submit("deal", {}, D)
+    service.submit("release-stub", {}, D)
+    assert _state(service) == "third-street"
+    assert table.shoe.stats.cards_moved == 12
+
+
+def test_service_starts_with_the_shoe_unplugged_and_waits(table_factory: Callable[..., Table]) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    first.submit("deal", {}, D)
+    first.kill()
+    table.shoe.unplug()
+    second = table.start()
+    assert second.health()["shoe"]["link"] == "down" and _state(second) == "paused"
+    with pytest.raises(ServiceError) as refused:
+        second.submit("release-stub", {}, D)
+    assert refused.value.code == "paused"
+    table.shoe.replug()
+    _wait(lambda: _state(second) == "dealing-stacks")
+    second.submit("release-stub", {}, D)
+    assert table.shoe.stats.cards_moved == 6
+
+
+def test_stud_hand_survives_a_restart(table_factory: Callable[..., Table]) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", {"game": "seven-card-stud", "seats": [1, 2],
+                                "table": {"bring_in": 50, "small_bet": 100, "big_bet": 200}}, D)  # fmt: skip
+    first.submit("deal", {}, D)
+    seat = first.round_view(OBS)["bring_in_seat"]  # type: ignore[index]
+    first.submit("stud-action", {"seat": seat, "action": "bring-in"}, D)
+    first.kill()
+    second = table.start()
+    view = second.round_view(OBS)
+    assert view is not None and view["state"] == "bet-3rd" and view["to_act"] == 3 - seat
+    assert _irregularities(table) == [("paused", "table-pc-restart"), ("resumed", None)]
+    assert ServiceConfig is not None and FAST.scan == 2.0
+
+
+def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    for action in ("no-more-bets", "deal", "release-stub"):
+        first.submit(action, {}, D)
+    original = Journal.append
+
+    def full_disk(journal: Journal, kind: str, data: Any, **kw: Any) -> Any:
+        if data.get("action") == "decide":
+            raise JournalError("disk full")
+        return original(journal, kind, data, **kw)
+
+    monkeypatch.setattr(Journal, "append", full_disk)
+    with pytest.raises(ServiceError) as failed:
+        first.submit("decide", {"seat": 1, "multiple": 3}, D)
+    assert (failed.value.code, failed.value.http_status) == ("journal-error", 503)
+    _wait(lambda: not first.responsive(float("inf")))
+    with pytest.raises(ServiceError) as stopped:
+        first.submit("decide", {"seat": 1, "multiple": 3}, D)
+    assert stopped.value.code == "not-running"
+    monkeypatch.setattr(Journal, "append", original)
+    second = table.start()
+    view = second.round_view(OBS)
+    assert view is not None and view["next_to_decide"] == 1 and view["seats"]["1"]["bets"] == []
