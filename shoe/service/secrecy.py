@@ -24,6 +24,12 @@ __all__ = ["CARD_CODE", "mississippi_view", "project", "public_record", "scrub_t
 CARD_CODE = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 HIDDEN = "??"
 _CARD_KEYS = frozenset({"card", "cards", "community", "burns", "hole", "magic_card", "down", "showdown"})
+_IDENTIFIER_KEYS = frozenset({"type", "kind", "line", "hand", "category", "code", "rule", "outcome", "state"})
+"""Values that are fixed vocabulary, never free text: ``pair-6s-to-10s`` names a paytable line, not a card."""
+
+
+def _public_value(key: str, value: object) -> object:
+    return scrub_text(value) if isinstance(value, str) and key not in _IDENTIFIER_KEYS else value
 
 
 def scrub_text(text: str) -> str:
@@ -40,7 +46,7 @@ def public_record(rec: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if rec is None:
         return None
     kind = rec.get("type")
-    out = {k: scrub_text(v) if isinstance(v, str) else v for k, v in rec.items() if k not in _CARD_KEYS}
+    out = {k: _public_value(k, v) for k, v in rec.items() if k not in _CARD_KEYS}
     if kind in ("StackRecord", "CommunityDealtRecord"):
         out["cards"] = _count(rec.get("cards"))
     elif kind == "RevealRecord":
@@ -114,7 +120,7 @@ def project(seq: int, ts: str, kind: str, round_id: str | None, data: Mapping[st
         body = {k: data[k] for k in closed if k in data}
         return [{**base, "type": "round-closed", **body}]
     event_type = _TYPES.get((kind, str(data.get("event"))), kind)
-    body = {k: (scrub_text(v) if isinstance(v, str) else v) for k, v in data.items() if k not in _CARD_KEYS}
+    body = {k: _public_value(k, v) for k, v in data.items() if k not in _CARD_KEYS}
     body.pop("record", None)
     if "record" in data:
         body["record"] = public_record(data["record"])

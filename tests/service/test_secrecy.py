@@ -120,3 +120,13 @@ def test_projection_rules() -> None:
     tech = project(2, "t", "technician", None, {"action": "maintenance-dispense", "cards": ["As", "Kd"]})
     assert "As" not in json.dumps(tech)
     assert scrub_text("Ts and 9h, 4th street") == "?? and ??, 4th street"
+
+
+def test_vocabulary_values_are_not_scrubbed_but_free_text_is() -> None:
+    """A paytable line named pair-6s-to-10s is not a card; a message naming 6s is scrubbed."""
+    from shoe.service.secrecy import public_record
+
+    shown = public_record({"type": "WagerLine", "line": "pair-6s-to-10s", "note": "dealt 6s to seat 2"})
+    assert shown is not None
+    assert shown["line"] == "pair-6s-to-10s"
+    assert "6s" not in shown["note"]
