@@ -36,7 +36,8 @@ class EventFeed:
         with self._cond:
             self._events.extend(events)
             self._latest = max(self._latest, seq)
-            self._cond.notify_all()
+            if events:  # an entry that projects to nothing (e.g. a hidden card) wakes no stream
+                self._cond.notify_all()
         return events
 
     def since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
@@ -48,4 +49,18 @@ class EventFeed:
                 if remaining <= 0:
                     return self._latest, []
                 self._cond.wait(remaining)
-            return self._latest, [dict(e) for e in self._events if e["cursor"] > cursor]
+            return self._latest, self._after(cursor)
+
+    def _after(self, cursor: int) -> list[dict[str, Any]]:
+        """Events with a cursor above ``cursor``, scanning back from the newest end only as far as needed.
+
+        Cursors ascend through the deque, so a follower that is up to date costs a few steps, not a
+        scan of the whole buffer (which made every open stream slower as the service ran).
+        """
+        newer: list[dict[str, Any]] = []
+        for event in reversed(self._events):
+            if event["cursor"] <= cursor:
+                break
+            newer.append(dict(event))
+        newer.reverse()
+        return newer
