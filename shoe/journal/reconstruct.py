@@ -7,7 +7,7 @@ for people. Cards come from ``card`` entries only, in seq order, which is the or
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from shoe.journal.chain import Entry
@@ -33,6 +33,25 @@ def _card(entry: Entry) -> dict[str, Any]:
 
 def _seat_key(seat: Any) -> tuple[int, str]:
     return (int(seat), "") if isinstance(seat, int) or str(seat).isdigit() else (1 << 30, str(seat))
+
+
+def opened_seats(seats: Any) -> dict[str, Any]:
+    """The ``round-opened`` entry's seats as ``{"1": wagers or None}``, in the order given.
+
+    Mississippi stud journals a mapping, ``{"1": {"ante": 1000, "side": {...}}}``; seven-card stud a list
+    of seat numbers, ``[1, 2, 4]`` (its antes are in ``records``). A list of objects with ``seat``
+    (``[{"seat": 1, "ante": 1000}]``) is read too. Anything else gives no seats.
+    """
+    if isinstance(seats, Mapping):
+        return {str(k): v for k, v in seats.items()}
+    out: dict[str, Any] = {}
+    if isinstance(seats, list):
+        for item in seats:
+            if isinstance(item, Mapping) and "seat" in item:
+                out[str(item["seat"])] = {k: v for k, v in item.items() if k != "seat"} or None
+            elif isinstance(item, int | str) and not isinstance(item, bool):
+                out[str(item)] = None
+    return out
 
 
 def reconstruct_round(entries: Iterable[Entry]) -> dict[str, Any]:
@@ -64,7 +83,7 @@ def reconstruct_round(entries: Iterable[Entry]) -> dict[str, Any]:
         if entry.kind == "round-opened":
             d = entry.data
             result.update(game=d.get("game"), jurisdiction=d.get("jurisdiction"), table=d.get("table"), opened=entry.ts)
-            wagers = {str(k): v for k, v in (d.get("seats") or {}).items()}
+            wagers = opened_seats(d.get("seats"))
         elif entry.kind == "round-closed":
             result["closed"] = {**event, "outcome": entry.data.get("outcome")}
         elif entry.kind == "card":

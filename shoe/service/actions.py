@@ -132,6 +132,9 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any], role: Any) ->
             count = owner.release_stub()
             owner.append("decision", {"action": "release-stub", "count": count}, None)
             return {"count": count}
+        answer = None if run is None else run.closed_answer(action)  # the last round, closed: settle's awards
+        if answer is not None:
+            return answer
         raise ServiceError("no-round", "no round is live: open one first", http_status=404)
     return run.act(owner, action, params)
 

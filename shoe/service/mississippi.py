@@ -36,6 +36,7 @@ from shoe.service.secrecy import mississippi_view, public_record
 __all__ = ["MississippiRun"]
 
 _DEALABLE = frozenset({RoundState.NO_MORE_BETS, RoundState.CHIPS_VERIFIED, RoundState.DEALING_STACKS})
+_BEFORE_STUB = _DEALABLE | {RoundState.OPEN, RoundState.PROGRESSIVE_LOCKED}
 
 
 class MississippiRun(RoundRun):
@@ -64,6 +65,7 @@ class MississippiRun(RoundRun):
             "table": dict(table) if isinstance(table, Mapping) else {"name": table},
             "seats": {str(s): w for s, w in sorted(seats.items())},
             "shoe": {"serial": desk.shoe_serial()},
+            "cards_remaining": remaining,
             "records": [encode_record(x) for x in records],
         }
         return cls(round_id, opened, r), opened
@@ -202,11 +204,13 @@ class MississippiRun(RoundRun):
         seat = (self.announced or {}).get("seat") or self.r.next_stack_seat
         number = (self.announced or {}).get("number")
         for position, read in enumerate(stack.cards, 1):
+            if self.journaled(stack.dispense_id, position):
+                continue  # journaled before a restart cut the command short (recovery hands the stack over again)
             self.cards_dealt += 1
             data = card_entry(
                 "seat", seat, self.cards_dealt, dispense_id=stack.dispense_id, position=position, read=read, face="down"
             )
-            desk.append("card", data, self.round_id)
+            self.journal_card(desk, data)
         self.announced = None
         record = self.r.deal_stack(int(seat or 0), [read.card for read in stack.cards])
         if isinstance(record, MisdealRecord):
@@ -228,9 +232,39 @@ class MississippiRun(RoundRun):
         self.r.verify_release_stub(0)
         count = desk.release_stub()
         out = self._simple(desk, "release-stub", lambda: self.r.release_stub(count), count=count)
+        self._deal_community(desk)
+        return {**out, "count": count}
+
+    def _deal_community(self, desk: Desk) -> None:
+        """The stub is counted: the three community cards go down by hand, face down, recorded at once."""
         if self.r.state is RoundState.STUB_COUNTED:
             self._simple(desk, "community-dealt", self.r.deal_community)
-        return {**out, "count": count}
+
+    def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
+        """Finish a ``release-stub`` that a restart cut short.
+
+        - The stub count is journaled but not the community cards (``stub-counted``): deal them.
+        - The shoe released the stub but the journal never recorded it: with every stack dealt, the
+          count the shoe presented is the count it held when the round opened (``cards_remaining``,
+          journaled then) less the cards it dispensed since, every one of which the journal holds
+          (the dispense ids are reconciled before this). A shoe that could not count at the opening
+          leaves no count to check: the round cannot go on. Nor can it with stacks still to deal.
+        """
+        if stub_released and self.r.state in _BEFORE_STUB:
+            if self.r.state is not RoundState.DEALING_STACKS or self.r.next_stack_seat is not None:
+                return "the shoe's stub is out before every stack was dealt"
+            at_open, dispensed = self.opened.get("cards_remaining"), len(self.shoe_cards)
+            if type(at_open) is not int:
+                return (
+                    "the shoe released the stub before the journal recorded its count, and the shoe could not "
+                    "count the deck when the round opened: the stub count cannot be checked"
+                )
+            count = at_open - dispensed
+            data = {"event": "stub-recovered", "count": count, "cards_at_open": at_open, "dispensed": dispensed}
+            desk.append("link", data, self.round_id)
+            self._simple(desk, "release-stub", lambda: self.r.release_stub(count), count=count, source="reconciled")
+        self._deal_community(desk)
+        return None
 
     # -- reveals and settlement --------------------------------------------------------------------
 

@@ -6,9 +6,17 @@ last completed dispense id (``STATUS``), which survives its reboots. Decisions (
 
 - the same number: nothing is unexplained, the round resumes;
 - the shoe is one ahead and the journal had announced that stack: the stack's cards are read back from
-  the shoe's event log (``STACK_READY``), journaled and applied, and the round resumes;
-- anything else (several unknown stacks, a stack not in the log, the shoe behind the journal, another
-  shoe's serial): misdeal, every wager returned, with the cause journaled.
+  the shoe without moving a card (``QUERY_DISPENSE``, stored in non-volatile memory, so across a shoe
+  reboot; the event log's ``STACK_READY`` where the shoe has no stored result), journaled (only those
+  cards the journal does not hold yet: a restart may have cut the deal short between a stack's ``card``
+  entries and its record) and applied, and the round resumes;
+- anything else (several unknown stacks, a stack the shoe cannot report or that failed, cards that
+  differ from those journaled, the shoe behind the journal, another shoe's serial): misdeal, every
+  wager returned, with the cause journaled.
+
+Once resumed, the round finishes a command the restart cut short where that needs neither the shoe
+nor the dealer (``RoundRun.carry_on``: a Mississippi stub counted but its community cards not
+recorded; a stub the shoe released before the journal recorded its count).
 
 A round that cannot be replayed from its records is voided the same way.
 """
@@ -21,15 +29,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from drivers.client import ShoeClient
+from drivers.errors import ShoeProtocolError
 from drivers.stacks import Stack
 from protocols import messages as m
+from protocols.codes import DispensePhase, ShoeState
 from protocols.fields import CardRead
 from shoe.journal import Entry, Journal
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
 from shoe.service.rounds import RoundRun
 
-__all__ = ["JournalFacts", "find_stack", "reconcile", "scan_journal"]
+__all__ = ["JournalFacts", "find_stack", "read_stack", "reconcile", "scan_journal"]
 
 LOG_PAGE = 32
 
@@ -138,13 +148,15 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
     if problem is None:
         run.resume(owner)
         if recovered is not None:
-            owner.append(
-                "link", {"event": "stack-recovered", "dispense_id": last, "cards": len(recovered)}, run.round_id
-            )
+            already = len(run.journaled_reads(last))
+            data = {"event": "stack-recovered", "dispense_id": last, "cards": len(recovered), "journaled": already}
+            owner.append("link", data, run.round_id)
             try:
                 run.absorb(owner, Stack(last, recovered))
             except RuleViolation as exc:
                 problem = f"stack {last} read back from the shoe does not fit the round: {exc.message}"
+    if problem is None and not run.terminal:
+        problem = run.carry_on(owner, stub_released=status.state is ShoeState.STUB_RELEASED)
     if problem is not None:
         run.void(owner, Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
         owner.known_dispense_id = max(known, last)
@@ -159,7 +171,28 @@ def _recoverable(
         return f"the shoe dispensed {last - known} stacks the journal did not record", None
     if run.announced is None:
         return f"the shoe dispensed stack {last}, which the journal had not announced", None
-    cards = find_stack(client, last)
+    cards, why = read_stack(client, last)
     if cards is None:
-        return f"stack {last} is not in the shoe's event log (rebooted, or it failed)", None
+        return why, None
+    journaled = run.journaled_reads(last)
+    if any(pos > len(cards) or cards[pos - 1].card != card for pos, card in journaled.items()):
+        return f"stack {last} as the shoe reports it differs from the cards the journal holds for it", None
     return None, cards
+
+
+def read_stack(client: ShoeClient, dispense_id: int) -> tuple[tuple[CardRead, ...] | None, str]:
+    """A completed stack's cards, asked of the shoe without moving a card; ``None`` and why not.
+
+    ``QUERY_DISPENSE`` answers from the shoe's non-volatile results, so a shoe reboot does not lose the
+    stack; a shoe that cannot answer it (no stored result) is asked through its event log (this boot).
+    """
+    try:
+        report = client.query_dispense(dispense_id)
+    except ShoeProtocolError:
+        cards = find_stack(client, dispense_id)
+        return cards, f"stack {dispense_id} is neither stored in the shoe nor in its event log"
+    if report.phase is DispensePhase.COMPLETE:
+        return report.cards, ""
+    if report.phase is DispensePhase.FAILED:
+        return None, f"stack {dispense_id} failed in the shoe (fault {report.fault})"
+    return None, f"stack {dispense_id} is {report.phase.name.lower().replace('_', ' ')} in the shoe"

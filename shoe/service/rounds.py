@@ -87,6 +87,8 @@ class RoundRun(ABC):
         self.closed = False
         self.cards_dealt = 0  # running card index within the round (dealing order)
         self.announced: dict[str, Any] | None = None  # a stack announced and not yet recorded
+        # every card entry of this round that came from a dispense: (dispense_id, position) -> its data
+        self.shoe_cards: dict[tuple[int, int], Mapping[str, Any]] = {}
 
     # -- what each game provides ---------------------------------------------------------------
 
@@ -134,10 +136,31 @@ class RoundRun(ABC):
     @abstractmethod
     def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> RoundRun: ...
 
+    def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
+        """After a resume: finish a command that a restart cut short between two journal entries.
+
+        Only steps that need neither the shoe nor a dealer's decision are taken; ``stub_released``
+        says the shoe reports its stub out. Returns why the round cannot go on (the caller voids it),
+        or ``None``. The default has nothing to finish.
+        """
+        return None
+
+    def closed_answer(self, action: str) -> dict[str, Any] | None:
+        """What ``action`` answers once this round is closed (while it is still the round shown).
+
+        ``None``: nothing; the action is refused ``no-round``.
+        """
+        return None
+
+    def journaled_reads(self, dispense_id: int) -> dict[int, str | None]:
+        """The cards of ``dispense_id`` this round's journal already holds: position -> card."""
+        return {pos: data.get("card") for (did, pos), data in self.shoe_cards.items() if did == dispense_id}
+
     def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """Rebuild service-side state from one journal entry of this round (after the records replay)."""
         if kind == "card":
             self.cards_dealt = max(self.cards_dealt, int(data.get("index") or 0))
+            self._remember(data)
         if kind == "decision" and data.get("action") == "stack-for-seat":
             self.announced = dict(data)
         elif "dispense_id" in data and "record" in data:
@@ -147,6 +170,25 @@ class RoundRun(ABC):
 
     def meta(self) -> dict[str, Any]:
         return {"round_id": self.round_id, "game": self.game, "jurisdiction": self.opened.get("jurisdiction")}
+
+    def _remember(self, data: Mapping[str, Any]) -> None:
+        did, pos = data.get("dispense_id"), data.get("position")
+        if isinstance(did, int) and isinstance(pos, int):
+            self.shoe_cards[(did, pos)] = dict(data)
+
+    def journaled(self, dispense_id: int, position: int) -> bool:
+        """Whether the card at ``position`` of ``dispense_id`` is in the journal already.
+
+        A restart can cut a command short after a stack's ``card`` entries and before its record;
+        reconciliation then hands the same stack over again, and its cards must not be journaled twice.
+        """
+        return (dispense_id, position) in self.shoe_cards
+
+    def journal_card(self, desk: Desk, data: dict[str, Any]) -> int:
+        """Journal one ``card`` entry (see :func:`card_entry`) and remember it."""
+        seq = desk.append("card", data, self.round_id)
+        self._remember(data)
+        return seq
 
     def record(self, desk: Desk, kind: str, record: Any, **extra: Any) -> int:
         """Journal a rules record (with ``extra`` fields) for this round."""

@@ -158,7 +158,8 @@ class ShoeSide:
             raise ServiceError(
                 "stub-not-releasable",
                 f"the shoe refused to release the stub: {exc}",
-                hint="if the stub is already out, void the round and reload the shoe",
+                hint="if the stub is already out: after a lost link the service records its count when it "
+                "reconciles with the shoe (the round moves on to third street); otherwise void the round and reload",
             ) from exc
 
     def shoe_serial(self) -> str | None:

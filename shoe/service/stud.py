@@ -145,14 +145,24 @@ class StudRun(RoundRun):
             self.record(desk, "decision", record, action="reshuffle-burns")
             return {"record": public_record(encode_record(record))}
         if action == "settle":
-            if not self.hand.finished:
-                raise ServiceError(
-                    "out-of-order",
-                    "the pot is awarded when the last betting round closes",
-                    rule=cite(PHASE_RULE[self.hand.phase]),
-                )
-            return {"awards": self.hand.pot_shares}
+            if self.hand.finished:
+                return self._awards()
+            raise ServiceError(
+                "out-of-order",
+                "the pot is awarded when the last betting round closes",
+                rule=cite(PHASE_RULE[self.hand.phase]),
+            )
         raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
+
+    def closed_answer(self, action: str) -> dict[str, Any] | None:
+        """``settle`` after the pot was awarded (the hand closes with its award): the awards, nothing journaled."""
+        if action == "settle" and self._void is None and self.hand.finished:
+            return self._awards()
+        return None
+
+    def _awards(self) -> dict[str, Any]:
+        """``settle``'s answer: each winning seat's share of the pot, as the view shows it."""
+        return {"awards": {str(seat): amount for seat, amount in sorted(self.hand.pot_shares.items())}}
 
     def _act(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
         seat = int_param(params, "seat")
@@ -218,6 +228,8 @@ class StudRun(RoundRun):
         self.announced = None
         entries = []
         for position, read in enumerate(stack.cards, 1):
+            if self.journaled(stack.dispense_id, position):
+                continue  # journaled before a restart cut the command short (recovery hands the card over again)
             self.cards_dealt += 1
             data = card_entry(
                 step.target.value,
@@ -240,13 +252,17 @@ class StudRun(RoundRun):
                 record = self.hand.deal(Card.parse(str(stack.cards[0].card)), target)
             except StudRuleViolation as exc:
                 problem = (Irregularity.DUPLICATE_CARD, exc.message)
+            else:
+                if not entries:  # only an irregular card is journaled without its record, and this one is not
+                    problem = (Irregularity.LINK_UNRECONCILED, "the journal holds this card without its record")
         if problem is not None:
             for data in entries:
-                desk.append("card", data, self.round_id)
+                self.journal_card(desk, data)
             self.void(desk, *problem, known_dispense_id=stack.dispense_id)
             return shown
+        # A good card's one entry holds its record (and known_dispense_id): recovery never hands it over again.
         data = {**entries[0], "record": encode_record(record), "known_dispense_id": stack.dispense_id}
-        desk.append("card", data, self.round_id)
+        self.journal_card(desk, data)
         return {**shown, "card": stack.cards[0].card if face == "up" else None}
 
     # -- interruptions ---------------------------------------------------------------------------

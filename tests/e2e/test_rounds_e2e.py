@@ -14,8 +14,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import pytest
-
 from tests.e2e.conftest import Api, EventStream, Table, cards_in, deck, duplicates
 
 GameFlow = list[str]
@@ -401,12 +399,6 @@ def play_short_stud_hand(api: Api) -> str:
     return round_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/service.md: a stud hand's pot is awarded when the last betting round closes and 'settle then "
-    "just returns the awards'; but the round is closed at that moment, so POST /v1/round/settle answers 404 "
-    "no-round (StudRun.act's settle branch is unreachable once the hand is finished)",
-)
 def test_stud_settle_after_the_last_betting_round_returns_the_awards(e2e: Callable[..., Table]) -> None:
     api = e2e(deck=STUD_DECK).api
     play_short_stud_hand(api)
@@ -415,11 +407,6 @@ def test_stud_settle_after_the_last_betting_round_returns_the_awards(e2e: Callab
     assert settle.body["awards"] == {"2": 3 * 25 + 100}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="shoectl journal show --round crashes (exit 1, AttributeError in reconstruct_round) on a stud round "
-    "journaled by shoed: its round-opened 'seats' is a list of seat numbers, reconstruct expects a mapping",
-)
 def test_journal_show_reconstructs_a_stud_round_from_shoed(e2e: Callable[..., Table]) -> None:
     table = e2e(deck=STUD_DECK)
     round_id = play_short_stud_hand(table.api)

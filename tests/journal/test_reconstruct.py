@@ -82,3 +82,22 @@ def test_seven_card_stud_up_cards_are_marked() -> None:
     r = reconstruct_round(entries)
     assert card_text(r["seats"][0]["cards"][0]) == "9h(up)" and [c["card"] for c in r["common"]] == ["Kc"]
     assert "common card: Kc(up)" in round_text(r) and "not closed" in round_text(r)
+
+
+def test_seats_as_shoed_journals_them_for_each_game() -> None:
+    """Mississippi: a mapping of wagers; seven-card stud: a list of seat numbers (or of objects with ``seat``)."""
+    stud: dict[str, object] = {"game": "seven-card-stud", "jurisdiction": "NJ", "seats": [1, 2, 4]}
+    entries = [
+        entry(1, "round-opened", stud),
+        entry(2, "card", {"target": "seat", "seat": 2, "index": 1, "card": "Qs", "face": "down", "status": "ok"}),
+        entry(3, "round-closed", {"outcome": "complete"}),
+    ]
+    r = reconstruct_round(entries)
+    assert [(s["seat"], s["wagers"]) for s in r["seats"]] == [(2, None), (1, None), (4, None)]
+    text = round_text(r)
+    assert "seat 4: (no cards)" in text and "wagers: -" in text
+    listed = {**stud, "seats": [{"seat": 3, "ante": 500}, {"seat": 5}]}
+    r = reconstruct_round([entry(1, "round-opened", listed)])
+    assert [(s["seat"], s["wagers"]) for s in r["seats"]] == [(3, {"ante": 500}), (5, None)]
+    r = reconstruct_round([entry(1, "round-opened", {**stud, "seats": None})])
+    assert r["seats"] == []

@@ -11,7 +11,11 @@ from typing import Any
 
 import pytest
 
+from drivers.client import ShoeClient
+from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
+from drivers.errors import ShoeProtocolError
+from protocols.codes import NakCode
 from shoe.journal import Journal, JournalError
 from shoe.service import ServiceConfig, ServiceError, TableService
 from shoe.service.owner import Owner
@@ -128,7 +132,42 @@ def test_power_cut_mid_deal_deals_no_card_twice(
     assert sorted(set(cards)) == [(1, 1), (2, 2), (4, 3)]
 
 
-def test_restart_after_the_shoe_lost_its_log_voids_the_round(
+def test_power_cut_between_a_stacks_cards_recovers_the_rest_of_it_once(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The power goes after the first card entry of stack 2: the restart journals only its second card."""
+    table = table_factory("As", "Ad", "Kh", "Kd")
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    original = Owner.append
+
+    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+        if kind == "card" and (data.get("dispense_id"), data.get("position")) == (2, 2):
+            owner.killed = True
+            if owner.journal is not None:
+                owner.journal.close()
+            raise JournalError("power cut")
+        return original(owner, kind, data, round_id)
+
+    monkeypatch.setattr(Owner, "append", append)
+    with pytest.raises(ServiceError):
+        first.submit("deal", {}, D)
+    first.kill()
+    monkeypatch.undo()
+    second = table.start()
+    assert _state(second) == "dealing-stacks"
+    cards = [(e.data["dispense_id"], e.data["position"], e.data["index"], e.data["card"])
+             for e in table.entries(kinds=("card",))]  # fmt: skip
+    assert cards == [(1, 1, 1, "As"), (1, 2, 2, "Ad"), (2, 1, 3, "Kh"), (2, 2, 4, "Kd")]
+    recovered = [e.data for e in table.entries(kinds=("link",)) if e.data["event"] == "stack-recovered"]
+    assert [(r["dispense_id"], r["cards"], r["journaled"]) for r in recovered] == [(2, 2, 1)]
+    second.submit("deal", {}, D)
+    second.submit("release-stub", {}, D)
+    assert _state(second) == "third-street" and table.shoe.stats.cards_moved == 6
+
+
+def test_restart_after_the_shoe_rebooted_recovers_the_stack_from_its_stored_result(
     table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = table_factory()
@@ -139,11 +178,141 @@ def test_restart_after_the_shoe_lost_its_log_voids_the_round(
     with pytest.raises(ServiceError):
         first.submit("deal", {}, D)
     first.kill()
-    table.shoe.power_cycle()  # the shoe's event log is gone: stack 2 cannot be explained
+    table.shoe.power_cycle()  # the event log is gone; QUERY_DISPENSE still answers from non-volatile memory
+    second = table.start()
+    assert _state(second) == "dealing-stacks"
+    assert [e.data["event"] for e in table.entries(kinds=("link",))].count("stack-recovered") == 1
+    second.submit("deal", {}, D)
+    second.submit("release-stub", {}, D)
+    cards = [(e.data["seat"], e.data["dispense_id"]) for e in table.entries(kinds=("card",))]
+    assert cards == [(1, 1), (1, 1), (2, 2), (2, 2), (4, 3), (4, 3)] and table.shoe.stats.cards_moved == 6
+
+
+def test_restart_after_the_shoe_lost_its_log_and_cannot_report_the_stack_voids_the_round(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    PowerCut(monkeypatch, 2)
+    with pytest.raises(ServiceError):
+        first.submit("deal", {}, D)
+    first.kill()
+    monkeypatch.undo()
+
+    def no_stored_result(client: ShoeClient, dispense_id: int) -> Any:
+        raise ShoeProtocolError("QUERY_DISPENSE refused: NOT_SUPPORTED", nak=NakCode.NOT_SUPPORTED)
+
+    monkeypatch.setattr(ShoeClient, "query_dispense", no_stored_result)  # then only the event log can tell
+    table.shoe.power_cycle()  # ... and it is gone
     second = table.start()
     assert _state(second) == "misdeal"
     closed = table.entries(kinds=("round-closed",))[-1].data
     assert closed["outcome"] == "void" and closed["cause"] == "shoe-link-unreconciled" and closed["returned"] == 2000
+
+
+def test_restart_after_stacks_the_journal_never_recorded_voids_the_round(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    PowerCut(monkeypatch, 2)
+    with pytest.raises(ServiceError):
+        first.submit("deal", {}, D)
+    first.kill()
+    with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST) as other:
+        other.dispense(2)  # someone else's stack: the shoe is now two ahead of the journal
+    second = table.start()
+    assert _state(second) == "misdeal"
+    void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"][-1]
+    assert void["cause"] == "shoe-link-unreconciled" and "2 stacks" in void["detail"]
+    assert table.entries(kinds=("round-closed",))[-1].data["returned"] == 2000
+
+
+def _cut_before(monkeypatch: pytest.MonkeyPatch, action: str) -> None:
+    """The power goes just before the journal entry of decision ``action``."""
+    original = Owner.append
+    armed = [True]
+
+    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+        if armed[0] and kind == "decision" and data.get("action") == action:
+            armed[0] = False
+            owner.killed = True
+            if owner.journal is not None:
+                owner.journal.close()
+            raise JournalError("power cut")
+        return original(owner, kind, data, round_id)
+
+    monkeypatch.setattr(Owner, "append", append)
+
+
+def test_restart_between_the_stub_count_and_the_community_cards_deals_them(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    first.submit("deal", {}, D)
+    _cut_before(monkeypatch, "community-dealt")
+    with pytest.raises(ServiceError):
+        first.submit("release-stub", {}, D)
+    first.kill()
+    monkeypatch.undo()
+    second = table.start()
+    assert _state(second) == "third-street"
+    steps = [e.data["action"] for e in table.entries(kinds=("decision",))]
+    assert steps.count("release-stub") == 1 and steps.count("community-dealt") == 1
+    finish_streets(second, {})
+    assert _state(second) == "complete" and table.shoe.stats.cards_moved == 6
+
+
+def test_restart_after_the_shoe_released_the_stub_unjournaled_records_its_count(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shoe presented the stub, the power went before the journal had the count: the shoe counted 52
+    when the round opened and every card it dispensed since is journaled, so the count is 52 - 6."""
+    table = table_factory()
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    first.submit("deal", {}, D)
+    _cut_before(monkeypatch, "release-stub")
+    with pytest.raises(ServiceError):
+        first.submit("release-stub", {}, D)
+    first.kill()
+    monkeypatch.undo()
+    second = table.start()
+    assert _state(second) == "third-street"
+    stub = [e.data for e in table.entries(kinds=("decision",)) if e.data["action"] == "release-stub"]
+    assert [(s["count"], s["source"], s["record"]["type"]) for s in stub] == [(46, "reconciled", "StubRecord")]
+    links = [e.data for e in table.entries(kinds=("link",)) if e.data["event"] == "stub-recovered"]
+    assert [(x["count"], x["cards_at_open"], x["dispensed"]) for x in links] == [(46, 52, 6)]
+    finish_streets(second, {})
+    assert _state(second) == "complete"
+
+
+def test_a_stub_released_unjournaled_by_a_shoe_that_cannot_count_voids_the_round(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory(count_known=False)
+    first = table.start()
+    first.submit("open-round", OPEN, D)
+    first.submit("no-more-bets", {}, D)
+    first.submit("deal", {}, D)
+    _cut_before(monkeypatch, "release-stub")
+    with pytest.raises(ServiceError):
+        first.submit("release-stub", {}, D)
+    first.kill()
+    monkeypatch.undo()
+    second = table.start()
+    assert _state(second) == "misdeal"
+    void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"][-1]
+    assert void["cause"] == "shoe-link-unreconciled" and "stub count cannot be checked" in void["detail"]
+    assert table.entries(kinds=("round-closed",))[-1].data["returned"] == 2000
 
 
 @pytest.mark.parametrize("backend", ["emu", "pty"])
@@ -262,3 +431,34 @@ def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged
     second = table.start()
     view = second.round_view(OBS)
     assert view is not None and view["next_to_decide"] == 1 and view["seats"]["1"]["bets"] == []
+
+
+def test_stud_power_cut_between_an_unreadable_card_and_the_void_journals_the_card_once(
+    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = table_factory(unreadable_at=(3,))
+    first = table.start()
+    first.submit("open-round", {"game": "seven-card-stud", "seats": [1, 2],
+                                "table": {"bring_in": 50, "small_bet": 100, "big_bet": 200}}, D)  # fmt: skip
+    original = Owner.append
+
+    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+        if kind == "irregularity" and data.get("action") == "void":
+            owner.killed = True
+            if owner.journal is not None:
+                owner.journal.close()
+            raise JournalError("power cut")
+        return original(owner, kind, data, round_id)
+
+    monkeypatch.setattr(Owner, "append", append)
+    with pytest.raises(ServiceError):
+        first.submit("deal", {}, D)
+    first.kill()
+    monkeypatch.undo()
+    second = table.start()
+    assert _state(second) == "void"
+    cards = [(e.data["dispense_id"], e.data["status"]) for e in table.entries(kinds=("card",))]
+    assert cards == [(1, "ok"), (2, "ok"), (3, "smudged")]
+    void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"]
+    assert [v["cause"] for v in void] == ["unreadable-card"]
+    assert table.entries(kinds=("round-closed",))[-1].data["outcome"] == "void"

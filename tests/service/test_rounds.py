@@ -230,6 +230,34 @@ def test_nj_seven_card_stud_round(table_factory: Any) -> None:
         assert journal.verify().ok
 
 
+def test_stud_settle_returns_the_awards_once_the_pot_is_awarded(table_factory: Any) -> None:
+    """The pot is awarded (and the hand closed) when the last betting round closes; ``settle`` then answers
+    the awards, journaling nothing, until the next round opens. Before that it is out of order."""
+    table = table_factory()
+    service = table.start()
+    stud = {"game": "seven-card-stud", "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}}
+    service.submit("open-round", {**stud, "seats": [1, 3]}, D)
+    with pytest.raises(ServiceError) as early:
+        service.submit("settle", {}, D)
+    assert (early.value.code, early.value.http_status) == ("out-of-order", 409)
+    _play_stud(service)
+    view = service.round_view(OBS)
+    assert view is not None and view["closed"] is True
+    before = len(table.entries())
+    for _ in range(2):
+        reply = service.submit("settle", {}, D)
+        assert reply["awards"] == view["pot_shares"] and sum(reply["awards"].values()) == view["pot"]
+        assert reply["round_id"] == view["round_id"] and reply["state"] == view["state"]
+    assert len(table.entries()) == before
+    service.submit("release-stub", {}, D)
+    table.shoe.load(deck())
+    service.submit("open-round", {**stud, "seats": [1, 3]}, D)
+    service.submit("void", {"cause": "other"}, D)
+    with pytest.raises(ServiceError) as void:
+        service.submit("settle", {}, D)
+    assert (void.value.code, void.value.http_status) == ("no-round", 404)
+
+
 def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
     service = table_factory().start()
     with pytest.raises(ServiceError) as err:
