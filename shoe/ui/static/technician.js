@@ -1,0 +1,251 @@
+// The technician page: the shoe's identity, link, status and faults (with what to do), the service's
+// counters, recent events, the journal check, and maintenance (test dispense, clear fault), which the
+// service refuses while a round is live: the buttons are disabled then, and say why.
+
+import { api, apiText, authHeaders, askToken, initToken, withAuth } from "./api.js";
+import { EventFeed } from "./events.js";
+import { clock, h, money } from "./cards.js";
+
+initToken("technician");
+
+const RECENT = 60;
+const $ = (id) => document.getElementById(id);
+const S = { health: null, metrics: {}, feed: "connecting", busy: false, events: [], shoeEvents: {} };
+
+// ---- data ------------------------------------------------------------------------------------
+
+let pending = null;
+function refreshSoon() {
+  if (pending) return;
+  pending = setTimeout(async () => {
+    pending = null;
+    await Promise.all([refreshStatus(), refreshCounters()]);
+  }, 120);
+}
+
+async function refreshStatus() {
+  try {
+    S.health = await withAuth("Technician", () => api("GET", "/v1/status"));
+  } catch { /* the connection pill says so */ }
+  render();
+}
+
+async function refreshCounters() {
+  try {
+    S.metrics = parseMetrics(await withAuth("Technician", () => apiText("/metrics")));
+  } catch { /* idem */ }
+  render();
+}
+
+/** Prometheus text: {name: value} for unlabelled samples, plus sums of labelled families. */
+function parseMetrics(text) {
+  const out = {};
+  for (const line of text.split("\n")) {
+    const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$/.exec(line.trim());
+    if (!m || line.startsWith("#")) continue;
+    const value = Number(m[3]);
+    if (m[2]) out[`${m[1]}:sum`] = (out[`${m[1]}:sum`] || 0) + value;
+    else out[m[1]] = value;
+  }
+  return out;
+}
+
+const feed = new EventFeed({
+  headers: authHeaders,
+  resumeFrom: async () => {
+    const status = await api("GET", "/v1/status");
+    return Math.max(0, status.service.journal_seq - 30); // the last few events, then live
+  },
+  onUnauthorized: () => askToken("Technician", "Enter the technician's token to use this page."),
+  onOpen: () => refreshSoon(),
+  onState: (state) => { S.feed = state; render(); },
+  onEvent: (type, event) => {
+    if (S.events.some((e) => e.cursor === event.cursor)) return;
+    if ((type === "shoe-fault" || type === "shoe-fault-cleared") && S.feed === "live") {
+      S.shoeEvents[String(event.code).toLowerCase()] = { raised: type === "shoe-fault", no: event.event_no };
+      chaseStatus();
+    }
+    S.events.unshift(event);
+    S.events.length = Math.min(S.events.length, RECENT);
+    renderEvents();
+    refreshSoon();
+  },
+});
+
+// The service re-reads the shoe's status every few seconds: until it has caught up with a fault
+// event, the fault list follows the event, and the status is read again each second.
+let chasing = null;
+function chaseStatus() {
+  if (chasing) return;
+  let tries = 0;
+  chasing = setInterval(async () => {
+    await refreshStatus();
+    const counter = S.health?.shoe?.status?.event_counter ?? 0;
+    for (const [code, e] of Object.entries(S.shoeEvents)) if (counter >= e.no) delete S.shoeEvents[code];
+    if (!Object.keys(S.shoeEvents).length || ++tries > 15) {
+      clearInterval(chasing);
+      chasing = null;
+      S.shoeEvents = {};
+      render();
+    }
+  }, 1000);
+}
+
+function roundLive() {
+  const round = S.health?.round;
+  return Boolean(round && !round.closed);
+}
+
+async function maintenance(path, body, show) {
+  if (S.busy || roundLive()) return;
+  S.busy = true;
+  render();
+  try {
+    show(await withAuth("Technician", () => api("POST", path, body)), null);
+  } catch (exc) {
+    show(null, exc);
+  } finally {
+    S.busy = false;
+    await Promise.all([refreshStatus(), refreshCounters()]);
+  }
+}
+
+function showResult(id, ok, text) {
+  const box = $(id);
+  box.className = `result-box ${ok ? "ok" : "bad"}`;
+  box.textContent = text;
+}
+
+function problemText(exc) {
+  return exc.message + (exc.hint ? ` — ${exc.hint}` : "") + (exc.rule ? ` (${exc.rule})` : "");
+}
+
+function verify() {
+  maintenance("/v1/maintenance/verify-journal", {}, (result, exc) => {
+    if (exc) return showResult("verify-result", false, problemText(exc));
+    if (result.ok) showResult("verify-result", true, `Journal OK: ${result.checked} entries checked, the hash chain is intact.`);
+    else showResult("verify-result", false, `Journal BROKEN at entry ${result.first_bad_seq}: ${result.problem}. Keep the file; call support.`);
+  });
+}
+
+function dispense(event) {
+  event.preventDefault();
+  const stacks = Number($("stacks").value), size = Number($("size").value);
+  if (!Number.isInteger(stacks) || stacks < 1 || !Number.isInteger(size) || size < 1) {
+    showResult("dispense-result", false, "Enter whole numbers of stacks and cards per stack.");
+    return;
+  }
+  maintenance("/v1/maintenance/dispense", { stacks, size }, (result, exc) => {
+    if (exc) return showResult("dispense-result", false, problemText(exc));
+    const parts = result.stacks.map((s) => `#${s.dispense_id}: ${s.cards} card${s.cards === 1 ? "" : "s"}${s.unreadable ? `, ${s.unreadable} unreadable` : ""}`);
+    showResult("dispense-result", true, `Dispensed ${result.stacks.length} stack${result.stacks.length === 1 ? "" : "s"} (${parts.join("; ")}). Take them from the tray.`);
+  });
+}
+
+function clearFault(code) {
+  maintenance("/v1/maintenance/clear-fault", code ? { fault: code } : {}, (result, exc) => {
+    if (exc) return showResult("dispense-result", false, problemText(exc));
+    showResult("dispense-result", true, `Fault ${result.fault === "all" ? "flags" : result.fault} cleared.`);
+  });
+}
+
+// ---- rendering -------------------------------------------------------------------------------
+
+function kv(rows) {
+  return rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v === null || v === undefined || v === "" ? "\u2013" : String(v))]);
+}
+
+function uptime(seconds) {
+  if (seconds === undefined) return "\u2013";
+  const s = Math.floor(seconds), d = Math.floor(s / 86400), hh = Math.floor((s % 86400) / 3600), mm = Math.floor((s % 3600) / 60);
+  return d ? `${d} d ${hh} h` : hh ? `${hh} h ${mm} min` : `${mm} min ${s % 60} sec`;
+}
+
+function render() {
+  document.body.dataset.feed = S.feed;
+  document.body.dataset.live = roundLive() ? "round" : "idle";
+  const health = S.health;
+  const shoe = health?.shoe, service = health?.service, status = shoe?.status, id = shoe?.identity;
+  const conn = $("conn");
+  conn.textContent = { live: "Live", connecting: "Connecting…", reconnecting: "Reconnecting…", unauthorized: "Token needed", stopped: "Stopped" }[S.feed];
+  conn.className = `pill ${S.feed === "live" ? "ok" : S.feed === "unauthorized" ? "bad" : "warn"}`;
+  $("table-info").textContent = service ? `${service.table} · shoed ${service.version}` : "Table";
+  const link = $("link-pill");
+  link.textContent = shoe ? `Shoe link ${shoe.link}` : "Shoe link";
+  link.className = `pill ${!shoe ? "" : shoe.link === "up" ? "ok" : "bad"}`;
+
+  $("identity").replaceChildren(...kv([
+    ["Model", id ? `${id.model} · firmware ${id.firmware} · protocol ${id.protocol_version}` : null], ["Serial", id?.serial],
+    ["Port", shoe?.port], ["Features", id?.capabilities?.join(", ").replace(/_/g, " ")],
+  ]));
+  $("status").replaceChildren(...kv([
+    ["State", status?.state], ["Cards left", status ? status.cards_remaining ?? "unknown" : null],
+    ["Tray · door", status ? `${status.tray_occupied ? "occupied" : "empty"} · ${status.door_open ? "OPEN" : "closed"}` : null],
+    ["Last dispense", status?.last_dispense_id], ["Boot", status?.boot_id ? `${status.boot_id} · event ${status.event_counter}` : null],
+  ]));
+
+  const live = roundLive();
+  const cleared = new Set(Object.entries(S.shoeEvents).filter(([, e]) => !e.raised).map(([code]) => code));
+  const faults = (status?.faults || []).filter((f) => !cleared.has(f.code));
+  for (const [code, e] of Object.entries(S.shoeEvents)) {
+    if (e.raised && !faults.some((f) => f.code === code)) faults.push({ code, text: "reported just now", hint: "its description follows as soon as the shoe's status is read" });
+  }
+  $("faults").replaceChildren(...(faults.length ? faults.map((f) => h("li", { dataset: { fault: f.code } },
+    h("b", {}, `${f.code.replace(/_/g, " ")}: ${f.text}`), h("span", {}, `What to do: ${f.hint}`),
+    h("button", { class: "btn quiet", type: "button", disabled: live || S.busy, "aria-label": `Clear the ${f.code.replace(/_/g, " ")} fault`, onclick: () => clearFault(f.code) }, "Clear")))
+    : [h("li", { class: "none" }, status ? "No fault flags set." : "\u2013")]));
+
+  const m = S.metrics;
+  const counters = [
+    ["Rounds", m.shoe_rounds_total], ["Cards dealt", m.shoe_cards_total], ["Faults", m.shoe_faults_total],
+    ["Reconnects", m.shoe_reconnects_total], ["API requests", m["shoe_api_requests_total:sum"]], ["Streams", m.shoe_api_event_streams],
+  ];
+  $("counters").replaceChildren(...counters.map(([name, value]) => h("div", { class: "counter", dataset: { counter: name } }, h("b", {}, value ?? "\u2013"), h("span", {}, name))));
+
+  $("journal").replaceChildren(...kv([["File", service?.journal], ["Last entry", service?.journal_seq], ["Service up", uptime(service?.uptime_s)]]));
+
+  const round = health?.round;
+  $("maint-note").textContent = live
+    ? `A round is live (${round.game}, ${round.state}): maintenance and the journal check wait until it is finished or voided.`
+    : "";
+  for (const button of [$("dispense"), $("clear-all"), $("verify")]) button.disabled = live || S.busy || !health;
+}
+
+const LABELS = { "round-opened": "round opened", "round-closed": "round closed", "stack-for-seat": "stack announced", "stack-dealt": "stack dealt" };
+
+function summary(e) {
+  switch (e.type) {
+    case "round-opened": return `${e.game} ${e.jurisdiction}`;
+    case "round-closed": return `${e.outcome}${e.cause ? ` (${e.cause})` : ""}`;
+    case "stack-for-seat": return `#${e.number} for ${e.target === "seat" ? `seat ${e.seat}` : e.target}`;
+    case "stack-dealt": return e.target === "seat" || e.seat ? `seat ${e.seat}` : e.target || "";
+    case "decision": return `seat ${e.seat ?? "?"}${e.multiple !== undefined ? ` ${e.multiple ? `${e.multiple}×` : "fold"}` : e.record?.action ? ` ${e.record.action}` : ""}`;
+    case "reveal": return `community ${e.index}`;
+    case "settlement": return e.seat ? `seat ${e.seat}: ${e.outcome} ${money(e.net, true)}` : `pot to ${(e.awards || []).map((a) => `seat ${a.seat}`).join(", ")}`;
+    case "shoe-fault": case "shoe-fault-cleared": return String(e.code || "").toLowerCase().replace(/_/g, " ");
+    case "technician": return { "maintenance-dispense": "test dispense", "clear-fault": "fault cleared", "verify-journal": "journal check" }[e.action] || e.action || "";
+    case "service": return e.event || "";
+    case "irregularity": case "round-paused": return e.cause || "";
+    default: return e.event || e.action || "";
+  }
+}
+
+function renderEvents() {
+  $("events").replaceChildren(...S.events.map((e) => h("li", { class: /fault|irregularity|lost|paused/.test(e.type) ? "alert" : "", dataset: { cursor: e.cursor } },
+    h("time", { datetime: e.ts }, clock(e.ts)),
+    h("span", {}, h("span", { class: "type" }, LABELS[e.type] || e.type), " ", summary(e)))));
+}
+
+// ---- start -----------------------------------------------------------------------------------
+
+$("verify").addEventListener("click", verify);
+$("dispense-form").addEventListener("submit", dispense);
+$("clear-all").addEventListener("click", () => clearFault(null));
+render();
+withAuth("Technician", () => api("GET", "/v1/status")).then((status) => {
+  S.health = status;
+  render();
+  refreshCounters();
+  feed.start();
+}).catch(() => feed.start());
+setInterval(() => { if (S.feed === "live") refreshSoon(); }, 5000);
