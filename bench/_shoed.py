@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""Processes and clients for the service benchmark (``bench/service.py``).
+
+In the benchmark's process:
+
+- :class:`ShoedProcess`: the real ``shoed`` (``python -m shoe.service.main``) on a shoe port, a fresh
+  journal and a free HTTP port; its log (JSON lines) goes to a file, and readiness is its
+  ``service ready`` line, as ``tests/service/test_main.py`` detects it;
+- :class:`EmulatorProcess`: the instant emulated shoe on a pseudo-terminal in a child process (this
+  file run as ``emulate``), which notes on ``CLOCK_MONOTONIC`` the moment each CARD_READ frame was
+  written into the pty, and loads a fresh deck when told to (the dealer's job between two rounds:
+  after ``release-stub`` a shoe is empty and the service opens a round only on a full deck);
+- :class:`InprocServer`: the table service with the emulator in the same process, like
+  ``shoed --port emu://``, in a child process (this file run as ``serve-emu``); it exists because an
+  ``emu://`` shoe inside ``shoed`` cannot be given a new deck, so it would play one round only;
+- :class:`Http` (keep-alive, or one connection per request), :class:`SseReader` (``GET /v1/events``
+  over a raw socket, each event stamped with ``time.monotonic()`` when its bytes were received),
+  and ``/proc`` readers for CPU time and RSS.
+
+Every process started here is stopped by ``close()`` (SIGTERM, then SIGKILL); use them in ``with``.
+The children speak one line at a time: a JSON line when ready, then ``ok``/JSON answers to commands
+read from stdin (``load``, ``stamps``, ``quit``); stdin closing stops them too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import queue
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any, Self
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from drivers.emulator import EmulatedShoe, EmulatorConfig, PtyServer
+from protocols import codec
+from protocols import messages as m
+from protocols.cards import ALL_CODES
+from protocols.framing import Deframer, Frame
+
+__all__ = [
+    "CLK_TCK",
+    "EmulatorProcess",
+    "Http",
+    "HttpError",
+    "InprocServer",
+    "ShoedProcess",
+    "SseReader",
+    "cpu_seconds",
+    "rss_kib",
+    "wakeups",
+]
+
+ROOT = Path(__file__).resolve().parents[1]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 15.0
+
+
+# -- /proc ---------------------------------------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of every thread of ``pid`` so far (``/proc/PID/stat`` utime + stime)."""
+    raw = Path(f"/proc/{pid}/stat").read_text()
+    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 (state) is fields[0]
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15
+
+
+def wakeups(pid: int) -> int:
+    """Voluntary context switches of every live thread of ``pid`` so far: how often it went to sleep and woke."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def rss_kib(pid: int) -> int:
+    """Resident set size (``VmRSS`` in ``/proc/PID/status``), KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+# -- processes ------------------------------------------------------------------------------------------
+
+
+def _stop(proc: subprocess.Popen[Any], timeout: float = STOP_TIMEOUT_S) -> int:
+    """SIGTERM, wait, then SIGKILL; the exit status."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return proc.wait()
+
+
+class _Child:
+    """This file run as a child process: a JSON line when ready, then line answers to stdin commands."""
+
+    def __init__(self, args: Sequence[str], log: Path) -> None:
+        self.log = log
+        self.name = f"bench/_shoed.py {args[0]}"
+        self._log_file = log.open("ab")
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), *args],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log_file,
+            text=True,
+            bufsize=1,
+        )
+        self._reader = threading.Thread(target=self._read, name="bench-child-stdout", daemon=True)
+        self._reader.start()
+        try:
+            self.info: dict[str, Any] = json.loads(self._line(START_TIMEOUT_S))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)
+
+    def _line(self, timeout: float) -> str:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise RuntimeError(f"{self.name}: no answer in {timeout:.0f} s (log: {self.log})") from None
+        if line is None:
+            raise RuntimeError(f"{self.name} exited with {self.proc.wait()} (log: {self.log})")
+        return line
+
+    def command(self, name: str, timeout: float = 10.0) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.flush()
+        return self._line(timeout)
+
+    def close(self) -> None:
+        if self.proc.poll() is None and self.proc.stdin is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(STOP_TIMEOUT_S)
+        _stop(self.proc)
+        self._reader.join(timeout=5)  # it ends at EOF, before its file is closed under it
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._log_file.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EmulatorProcess(_Child):
+    """The instant emulated shoe on a pty (symlink ``link``), in its own process."""
+
+    def __init__(self, link: Path, log: Path, seed: int = 1) -> None:
+        super().__init__(["emulate", "--link", str(link), "--seed", str(seed)], log)
+        self.link = link
+
+    def load(self) -> None:
+        """The dealer loads a fresh (shuffled) deck."""
+        if (answer := self.command("load")) != "ok":
+            raise RuntimeError(f"emulator: load: {answer}")
+
+    def stamps(self) -> dict[int, list[float]]:
+        """``time.monotonic()`` just after each CARD_READ frame was written to the pty, by dispense id."""
+        raw: dict[str, list[float]] = json.loads(self.command("stamps"))
+        return {int(k): v for k, v in raw.items()}
+
+
+class InprocServer(_Child):
+    """The table service and its HTTP API with the emulator in the same process (``emu://``)."""
+
+    def __init__(self, journal: Path, log: Path, seed: int = 1) -> None:
+        super().__init__(["serve-emu", "--journal", str(journal), "--seed", str(seed)], log)
+        self.url = str(self.info["http"])
+
+    def load(self) -> None:
+        if (answer := self.command("load")) != "ok":
+            raise RuntimeError(f"serve-emu: load: {answer}")
+
+
+class ShoedProcess:
+    """``shoed --port PORT --journal JOURNAL --http 127.0.0.1:0``; its log lines go to ``log``."""
+
+    def __init__(self, port: str, journal: Path, log: Path) -> None:
+        self.log = log
+        self._log_file: IO[str] = log.open("a")
+        self._ready = threading.Event()
+        self.url = ""
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "shoe.service.main", "--port", port, "--journal", str(journal),
+             "--http", "127.0.0.1:0", "--log-level", "info"],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        self._reader = threading.Thread(target=self._read, name="bench-shoed-log", daemon=True)
+        self._reader.start()
+        try:
+            if not self._ready.wait(START_TIMEOUT_S):
+                raise RuntimeError(f"shoed: not ready in {START_TIMEOUT_S:.0f} s (log: {log})")
+            if not self.url:
+                raise RuntimeError(f"shoed exited with {self.proc.wait()} before it was ready (log: {log})")
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self._log_file.write(line)
+            if not self._ready.is_set():
+                with contextlib.suppress(ValueError):
+                    event = json.loads(line)
+                    if isinstance(event, dict) and event.get("event") == "service ready":
+                        self.url = str(event.get("http") or "")
+                        self._ready.set()
+        self._log_file.flush()
+        self._ready.set()
+
+    def close(self) -> int:
+        code = _stop(self.proc)
+        self._reader.join(timeout=5)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        self._log_file.close()
+        return code
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- HTTP and the event stream -------------------------------------------------------------------------
+
+
+class HttpError(RuntimeError):
+    pass
+
+
+class Http:
+    """JSON over HTTP/1.1 to one service: one keep-alive connection, or (``fresh``) one per request."""
+
+    def __init__(self, url: str, *, fresh: bool = False) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.fresh = fresh
+        self._conn: http.client.HTTPConnection | None = None
+
+    def _request(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
+        if self.fresh:
+            headers = {**headers, "Connection": "close"}
+        if self._conn is None:
+            self._conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            self._conn.request(method, path, body=body, headers=headers)
+            reply = self._conn.getresponse()
+            data = reply.read()
+        except BaseException:
+            self.close()
+            raise
+        if self.fresh or reply.will_close:
+            self.close()
+        return reply.status, data
+
+    def post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        payload = json.dumps(body or {}).encode()
+        status, data = self._request("POST", path, payload, {"Content-Type": "application/json"})
+        if status >= 300:
+            raise HttpError(f"POST {path}: {status} {data[:300]!r}")
+        return dict(json.loads(data))
+
+    def get(self, path: str) -> bytes:
+        status, data = self._request("GET", path, None, {})
+        if status >= 300:
+            raise HttpError(f"GET {path}: {status} {data[:300]!r}")
+        return data
+
+    def get_json(self, path: str) -> dict[str, Any]:
+        return dict(json.loads(self.get(path)))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class SseReader:
+    """``GET /v1/events?cursor=N`` on a raw socket; ``events`` holds ``(time.monotonic() at receipt, event)``.
+
+    The receipt time is taken right after the ``recv`` that completed the event's frame, in a thread
+    that does nothing else.
+    """
+
+    def __init__(self, url: str, cursor: int) -> None:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.events: list[tuple[float, dict[str, Any]]] = []
+        self._cond = threading.Condition()
+        self._error: str | None = None
+        self._sock = socket.create_connection((host, port), timeout=10)
+        request = f"GET /v1/events?cursor={cursor} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n"
+        self._sock.sendall(request.encode())
+        self._sock.settimeout(None)
+        self._thread = threading.Thread(target=self._run, name="bench-sse", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        buf = b""
+        head_done = False
+        try:
+            while chunk := self._sock.recv(65536):
+                now = time.monotonic()
+                buf += chunk
+                if not head_done:
+                    head, sep, rest = buf.partition(b"\r\n\r\n")
+                    if not sep:
+                        continue
+                    if b" 200 " not in head.split(b"\r\n", 1)[0]:
+                        raise HttpError(f"GET /v1/events: {head[:200]!r}")
+                    buf, head_done = rest, True
+                got = []
+                while b"\n\n" in buf:
+                    block, _, buf = buf.partition(b"\n\n")
+                    for line in block.split(b"\n"):
+                        if line.startswith(b"data: "):
+                            got.append((now, json.loads(line[6:])))
+                if got:
+                    with self._cond:
+                        self.events.extend(got)
+                        self._cond.notify_all()
+        except OSError:
+            pass
+        except Exception as exc:  # reported by wait_for
+            self._error = repr(exc)
+        with self._cond:
+            self._error = self._error or "the event stream ended"
+            self._cond.notify_all()
+
+    def wait_for(self, done: Callable[[list[tuple[float, dict[str, Any]]]], bool], timeout: float = 30.0) -> None:
+        """Wait until ``done(events)`` holds."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not done(self.events):
+                if self._error is not None:
+                    raise HttpError(f"event stream: {self._error}")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("event stream: the awaited events did not come")
+                self._cond.wait(remaining)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- the children ---------------------------------------------------------------------------------------
+
+
+class StampingPtyServer(PtyServer):
+    """A pty server that notes when each CARD_READ frame left the shoe (``time.monotonic()`` after the write)."""
+
+    def __init__(self, shoe: EmulatedShoe, link: str | None = None) -> None:
+        self.stamps: dict[int, list[float]] = {}
+        self._deframer = Deframer()
+        super().__init__(shoe, link)
+
+    def _send(self, fd: int, data: bytes) -> int:
+        sent = os.write(fd, data)
+        now = time.monotonic()
+        for frame in self._deframer.feed(data[:sent]):
+            if not isinstance(frame, Frame):
+                continue
+            with contextlib.suppress(Exception):
+                message = codec.decode(frame)
+                if isinstance(message, m.CardReadEvent):
+                    times = self.stamps.setdefault(message.dispense_id, [])
+                    if len(times) < message.position:  # a re-sent frame keeps its first time
+                        times.append(now)
+        return sent
+
+
+def _deck(rng: random.Random) -> list[str]:
+    return rng.sample(ALL_CODES, len(ALL_CODES))
+
+
+def _serve_commands(commands: dict[str, Callable[[], str]]) -> None:
+    print(json.dumps({"pid": os.getpid(), **json.loads(commands["info"]())}), flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        if name == "quit":
+            return
+        try:
+            answer = commands[name]()
+        except Exception as exc:
+            answer = f"error: {exc!r}"
+        print(answer, flush=True)
+
+
+def _emulate(args: argparse.Namespace) -> None:
+    rng = random.Random(args.seed)
+    shoe = EmulatedShoe(EmulatorConfig(deck=tuple(_deck(rng))))
+    server = StampingPtyServer(shoe, link=args.link)
+
+    def load() -> str:
+        shoe.load(_deck(rng))
+        return "ok"
+
+    try:
+        _serve_commands({
+            "info": lambda: json.dumps({"pty": server.path, "link": args.link}),
+            "load": load,
+            "stamps": lambda: json.dumps(dict(server.stamps)),
+        })  # fmt: skip
+    finally:
+        server.close()
+        shoe.close()
+
+
+def _serve_emu(args: argparse.Namespace) -> None:
+    from drivers.emu_transport import EmulatorTransport
+    from shoe.api import serve
+    from shoe.service import TableService, load_config
+
+    config = load_config(None, {"port": "emu://", "journal": args.journal, "http": "127.0.0.1:0"})
+    rng = random.Random(args.seed)
+    shoe = EmulatedShoe(EmulatorConfig(deck=tuple(_deck(rng))))
+    service = TableService(config, transport_factory=lambda: EmulatorTransport(shoe))
+    service.start()
+    api = serve(service, config)
+
+    def load() -> str:
+        shoe.load(_deck(rng))
+        return "ok"
+
+    try:
+        _serve_commands({"info": lambda: json.dumps({"http": api.url}), "load": load})
+    finally:
+        api.stop()
+        service.stop()
+        shoe.close()
+
+
+def child_main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="bench/service.py's helper processes")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("emulate", help="the instant emulated shoe on a pty, stamping CARD_READ frames")
+    p.add_argument("--link", required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("serve-emu", help="the table service and its API with an in-process emulated shoe")
+    p.add_argument("--journal", required=True)
+    p.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    from shoe import logsetup
+
+    # To stderr (the log file): stdout carries the answers. The service logs at shoed's default level.
+    logsetup.configure("info" if args.command == "serve-emu" else "warning")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally blocks
+    {"emulate": _emulate, "serve-emu": _serve_emu}[args.command](args)
+
+
+if __name__ == "__main__":
+    child_main()

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Table-service benchmarks (issue 4 §5): ``shoed`` as a real process, over HTTP. One line per figure.
+
+The shoe is the instant emulator (no mechanical time) on a pseudo-terminal in its own process
+(``bench/_shoed.py emulate``), so what is measured is the service: the link, the owner thread, the
+journal (SQLite WAL, ``synchronous=FULL``: one fsync'd commit per record), the HTTP layer and the
+event stream. A round is a full New York Mississippi Stud round for ``--seats`` seats, every seat
+playing 1x on each street: open, no more bets, deal, release the stub, three streets of decisions
+and reveals (scanned by the shoe's reader), settle. Between rounds the bench loads a fresh shuffled
+deck into the emulator (the dealer's job: after the stub is released the shoe is empty), untimed.
+
+Figures, in the order printed:
+
+- **idle**: CPU (``/proc/PID/stat`` utime + stime over a wall-clock window, % of one core), wake-ups
+  per second (voluntary context switches of all its threads) and RSS (``VmRSS``) of ``shoed`` with
+  the shoe connected and no client, then with one event stream open;
+- **latency, card-read frame -> event on the stream**, measured on one clock: the emulator notes
+  ``time.monotonic()`` (``CLOCK_MONOTONIC``, the same clock in every process on the host) right after
+  writing each CARD_READ frame into the pty; a raw-socket ``GET /v1/events`` reader in this process
+  notes it right after the ``recv`` that completes the ``stack-dealt`` event announcing that card's
+  stack (a Mississippi card entry has no event of its own). Both ends are outside ``shoed``, so the
+  figure includes the pty hop and the loopback hop: an upper bound on frame in -> event written.
+  Over the keep-alive rounds (requests paced by the HTTP layer's stall, below) and over a quarter as
+  many rounds as the throughput run with one connection per request (requests back to back), apart,
+  as TCP's delayed ACK and Nagle on the stream depend on that pace;
+- the service's own **``shoe_event_latency_seconds``** histogram from ``/metrics`` over the same
+  cards (from the link thread handing over the decoded frame to the card's journal entry published
+  to the feed, before the stream writes anything): median and p99 interpolated in its buckets as
+  Prometheus' ``histogram_quantile`` does, and the exact mean;
+- **client view**: the ``deal`` POST sent -> each ``stack-dealt`` received on the stream;
+- **rounds per second** end to end over HTTP, each run after one untimed warm-up round, with the
+  CPU time per round of the serving process and against the rate the mechanism alone allows with
+  the emulator's ``realistic`` timing profile: ``shoed`` on the pty over one keep-alive connection
+  with the stream open (the latency rounds; few, as each request there stalls ~40 ms: the API writes
+  a response's headers and body in two sends with Nagle's algorithm on, so the body waits for the
+  client's delayed ACK of the headers), then ``shoed`` with one connection per request and no
+  stream; then both ways against the service with the emulator in its own process (``emu://``;
+  ``bench/_shoed.py serve-emu``, because an ``emu://`` shoe inside ``shoed`` cannot be given a new
+  deck);
+- the journal: records per round and the fsync cost of the journal's file system;
+- ``shoed``'s RSS idle, after the warm-up round (the hand evaluator's tables are built on first use)
+  and after the timed rounds (the event feed keeps the last 10,000 events in memory);
+- **event stream cost**: ``shoed``'s CPU per round with one stream open against none, in
+  alternating blocks after the timed rounds (so at the feed size they left: full after the default
+  run, as in a service that has run for a while);
+- context: CPUs and load average, since the host is shared and load skews every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._shoed import (
+    CLK_TCK,
+    EmulatorProcess,
+    Http,
+    InprocServer,
+    ShoedProcess,
+    SseReader,
+    cpu_seconds,
+    rss_kib,
+    wakeups,
+)
+from drivers.emulator.timing import REALISTIC
+
+BUDGET_MS = 100.0  # what a person at the table perceives as instant
+ANTE = 1000
+
+
+def p99(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def dist(seconds: Sequence[float]) -> str:
+    return f"median {ms(statistics.median(seconds))}, p99 {ms(p99(seconds))}"
+
+
+# -- a round --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    seconds: list[float] = field(default_factory=list)  # each round, open .. settle answered
+    deals: list[tuple[float, list[int]]] = field(default_factory=list)  # deal POST sent, its dispense ids
+
+
+def play_round(http: Http, seats: Sequence[int], played: Played) -> None:
+    start = time.monotonic()
+    http.post("/v1/rounds", {"game": "mississippi-stud", "jurisdiction": "NY",
+                             "seats": [{"seat": s, "ante": ANTE} for s in seats]})  # fmt: skip
+    http.post("/v1/round/no-more-bets")
+    sent = time.monotonic()
+    deal = http.post("/v1/round/deal")
+    ids = [int(stack["dispense_id"]) for stack in deal["stacks"]]
+    if deal["paused"] or len(ids) != len(seats):
+        raise RuntimeError(f"the deal did not complete: {deal}")
+    http.post("/v1/round/release-stub")
+    for index in (1, 2, 3):
+        for seat in seats:
+            http.post("/v1/round/decisions", {"seat": seat, "multiple": 1})
+        http.post("/v1/round/reveal", {"index": index})
+    settled = http.post("/v1/round/settle")
+    if settled["state"] != "complete" or len(settled["lines"]) != len(seats):
+        raise RuntimeError(f"the round did not settle: {settled['state']}")
+    played.seconds.append(time.monotonic() - start)
+    played.deals.append((sent, ids))
+
+
+def play(http: Http, load: Callable[[], None], rounds: int, seats: Sequence[int]) -> Played:
+    played = Played()
+    for _ in range(rounds):
+        play_round(http, seats, played)
+        load()  # untimed: the dealer loads a fresh deck
+    return played
+
+
+def journal_seq(http: Http) -> int:
+    return int(http.get_json("/v1/status")["service"]["journal_seq"])
+
+
+# -- the service's histogram ----------------------------------------------------------------------------
+
+
+def latency_histogram(http: Http) -> tuple[list[tuple[float, int]], float, int]:
+    """``shoe_event_latency_seconds`` from ``/metrics``: cumulative buckets, sum, count."""
+    buckets: list[tuple[float, int]] = []
+    total, count = 0.0, 0
+    for line in http.get("/metrics").decode().splitlines():
+        if line.startswith("shoe_event_latency_seconds_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float(bound), int(float(line.rsplit(" ", 1)[1]))))
+        elif line.startswith("shoe_event_latency_seconds_sum "):
+            total = float(line.split()[1])
+        elif line.startswith("shoe_event_latency_seconds_count "):
+            count = int(float(line.split()[1]))
+    return buckets, total, count
+
+
+def bucket_quantile(q: float, buckets: Sequence[tuple[float, int]]) -> float:
+    """Prometheus ``histogram_quantile``: linear within the bucket holding the q-th observation."""
+    total = buckets[-1][1]
+    rank = q * total
+    lower, below = 0.0, 0
+    for bound, cumulative in buckets:
+        if cumulative >= rank:
+            if bound == float("inf"):
+                return lower
+            inside = cumulative - below
+            return lower + (bound - lower) * ((rank - below) / inside if inside else 0.0)
+        lower, below = bound, cumulative
+    return lower
+
+
+# -- figures --------------------------------------------------------------------------------------------
+
+
+def idle_cpu(pid: int, seconds: float) -> str:
+    """CPU % of one core, and wake-ups per second (all threads), over ``seconds`` of wall-clock time."""
+    c0, w0, t0 = cpu_seconds(pid), wakeups(pid), time.monotonic()
+    time.sleep(seconds)
+    c1, w1, t1 = cpu_seconds(pid), wakeups(pid), time.monotonic()
+    return f"CPU {100.0 * (c1 - c0) / (t1 - t0):.2f}% of one core ({(w1 - w0) / (t1 - t0):.0f} wake-ups/s)"
+
+
+def fsync_ms(folder: Path, n: int = 200) -> tuple[float, float]:
+    """Median and p99 of fsync after a 4 KiB append, in ``folder``: what each journal commit pays."""
+    path = folder / "fsync.probe"
+    times = []
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        for _ in range(n):
+            os.write(fd, b"\0" * 4096)
+            start = time.perf_counter()
+            os.fsync(fd)
+            times.append(time.perf_counter() - start)
+    finally:
+        os.close(fd)
+        path.unlink()
+    return statistics.median(times) * 1000, p99(times) * 1000
+
+
+def rounds_line(where: str, how: str, played: Played, *, seats: int, records: float, cpu_s: float, cpu_who: str) -> str:
+    n, total = len(played.seconds), sum(played.seconds)
+    rate = n / total
+    mech_s = 2 * seats * REALISTIC.card_s + 3 * REALISTIC.scan_s
+    median = statistics.median(played.seconds) * 1000
+    return (f"rounds end to end, {where}, {how} ({n} NY rounds, {seats} seats, {records:.0f} journal records each): "
+            f"{rate:.2f} rounds/s = {total / n * 1000:.0f} ms/round (median {median:.0f}, "
+            f"p99 {p99(played.seconds) * 1000:.0f}), {records * rate:.0f} fsync'd commits/s, "
+            f"{cpu_s / n * 1000:.0f} ms CPU/round ({cpu_who}); {rate * mech_s:.1f}x the mechanism's own limit of "
+            f"{1 / mech_s:.2f} rounds/s ({mech_s:.1f} s/round of '{REALISTIC.name}' card and scan time)")  # fmt: skip
+
+
+def bench_shoed(tmp: Path, *, rounds: int, slow: int, seats: list[int], idle_s: float) -> None:
+    """Everything against the real ``shoed`` on the emulator's pty."""
+    with (
+        EmulatorProcess(tmp / "shoe0", tmp / "emulator.log") as emulator,
+        ShoedProcess(str(emulator.link), tmp / "journal.sqlite", tmp / "shoed.log") as shoed,
+    ):
+        http = Http(shoed.url)
+        try:
+            if http.get_json("/v1/status")["shoe"]["link"] != "up":
+                raise RuntimeError("shoed is up but its shoe link is not")
+            http.close()  # no client at all while idle (the next request reconnects)
+            time.sleep(min(1.0, idle_s / 5))  # let the start's last work (status refresh, logs) pass
+            cpu_alone = idle_cpu(shoed.pid, idle_s)
+            rss_idle = rss_kib(shoed.pid)
+            with SseReader(shoed.url, journal_seq(http)) as sse:
+                time.sleep(0.5)
+                cpu_stream = idle_cpu(shoed.pid, idle_s)
+                print(f"idle shoed with a shoe connected (pty, {idle_s:.0f} s each, CPU from /proc utime+stime at "
+                      f"{CLK_TCK} ticks/s): {cpu_alone} with no client, {cpu_stream} with one event stream open; "
+                      f"RSS {rss_idle / 1024:.1f} MiB")  # fmt: skip
+                warm = play(http, emulator.load, 1, seats)
+                rss_warm = rss_kib(shoed.pid)
+                latency_rounds(http, shoed, emulator, sse, slow=slow, packed=max(5, rounds // 4), seats=seats,
+                               warm_s=warm.seconds[0])  # fmt: skip
+            throughput_rounds(tmp, shoed, emulator, rounds=rounds, seats=seats)
+            rss_after = rss_kib(shoed.pid)
+            print(f"shoed RSS: {rss_idle / 1024:.1f} MiB idle, {rss_warm / 1024:.1f} MiB after the warm-up round, "
+                  f"{rss_after / 1024:.1f} MiB after the timed rounds ({(rss_after - rss_warm) / 1024:+.1f} MiB; "
+                  f"journal at seq {journal_seq(http)}, the feed keeps the last 10,000 events)")  # fmt: skip
+            stream_cost(shoed, emulator, rounds=max(5, rounds // 10), seats=seats)
+        finally:
+            http.close()
+
+
+def latency_rounds(
+    http: Http,
+    shoed: ShoedProcess,
+    emulator: EmulatorProcess,
+    sse: SseReader,
+    *,
+    slow: int,
+    packed: int,
+    seats: list[int],
+    warm_s: float,
+) -> None:
+    """Rounds with one event stream open: keep-alive (paced), then one connection per request (back to back)."""
+    hist0, sum0, count0 = latency_histogram(http)
+    seq0, cpu0 = journal_seq(http), cpu_seconds(shoed.pid)
+    keep = play(http, emulator.load, slow, seats)
+    seq1, cpu1 = journal_seq(http), cpu_seconds(shoed.pid)
+    fresh = play(Http(shoed.url, fresh=True), emulator.load, packed, seats)
+    hist1, sum1, count1 = latency_histogram(http)
+
+    # every card of these rounds: its frame written into the pty -> its stack's event received
+    wanted = {d for _, ids in keep.deals + fresh.deals for d in ids}
+    sse.wait_for(lambda events: wanted <= {e.get("dispense_id") for _, e in events if e["type"] == "stack-dealt"})
+    received = {int(e["dispense_id"]): t for t, e in sse.events if e["type"] == "stack-dealt"}
+    stamps = emulator.stamps()
+
+    def frame_to_event(played: Played) -> list[float]:
+        return [received[d] - t for _, ids in played.deals for d in ids for t in stamps[d]]
+
+    paced, back_to_back = frame_to_event(keep), frame_to_event(fresh)
+    every = paced + back_to_back
+    if len(every) != 2 * len(wanted):
+        raise RuntimeError(f"{len(every)} card-read frames stamped for {len(wanted)} stacks")
+    high = p99(every)
+    print(f"latency card-read frame -> its event on GET /v1/events (same CLOCK_MONOTONIC: the emulator wrote the "
+          f"CARD_READ frame into the pty -> a raw-socket client received the stack-dealt announcing its stack): "
+          f"{len(every)} cards: {dist(every)}, max {ms(max(every))} ({slow} keep-alive rounds: {dist(paced)}; "
+          f"{packed} connection-per-request rounds, requests back to back: {dist(back_to_back)}); "
+          f"vs {BUDGET_MS:.0f} ms perceptible: {'within' if high * 1000 <= BUDGET_MS else 'OVER'}")  # fmt: skip
+
+    buckets = [(b, c1 - c0) for (b, c0), (_, c1) in zip(hist0, hist1, strict=True)]
+    observed = count1 - count0
+    if observed:
+        print(f"service histogram shoe_event_latency_seconds over the same {observed} cards (link thread hands over "
+              f"the decoded frame -> card's journal entry committed and published to the feed; no stream write): "
+              f"median ~{ms(bucket_quantile(0.5, buckets))}, p99 ~{ms(bucket_quantile(0.99, buckets))} "
+              f"(interpolated in buckets {', '.join(f'{b * 1000:g}' for b, _ in buckets[:4])}.. ms), "
+              f"mean {ms((sum1 - sum0) / observed)} exact")  # fmt: skip
+
+    def deal_to_event(played: Played, stack: int | None = None) -> list[float]:
+        return [
+            received[d] - sent for sent, ids in played.deals for d in (ids if stack is None else ids[stack : stack + 1])
+        ]
+
+    print(f"client view: deal POST sent -> each stack-dealt received ({len(seats)} stacks a deal), keep-alive "
+          f"rounds: {dist(deal_to_event(keep))}, first stack {dist(deal_to_event(keep, 0))}; connection-per-request "
+          f"rounds: {dist(deal_to_event(fresh))}, first stack {dist(deal_to_event(fresh, 0))}")  # fmt: skip
+
+    print(rounds_line("shoed on the pty, one event stream open", "one keep-alive HTTP connection", keep,
+                      seats=len(seats), records=(seq1 - seq0) / slow, cpu_s=cpu1 - cpu0, cpu_who="shoed")
+          + f"; warm-up round not counted: {warm_s * 1000:.0f} ms")  # fmt: skip
+
+
+def throughput_rounds(
+    tmp: Path, shoed: ShoedProcess, emulator: EmulatorProcess, *, rounds: int, seats: list[int]
+) -> None:
+    """Rounds back to back, one connection per request, no event stream open."""
+    http = Http(shoed.url, fresh=True)
+    seq0, cpu0 = journal_seq(http), cpu_seconds(shoed.pid)
+    played = play(http, emulator.load, rounds, seats)
+    seq1, cpu1 = journal_seq(http), cpu_seconds(shoed.pid)
+    per_round = (seq1 - seq0) / rounds
+    print(rounds_line("shoed on the pty, no event stream", "one HTTP connection per request", played, seats=len(seats),
+                      records=per_round, cpu_s=cpu1 - cpu0, cpu_who="shoed"))  # fmt: skip
+    fsync_median, fsync_high = fsync_ms(tmp)
+    print(f"journal: {per_round:.0f} records per {len(seats)}-seat round, one synchronous=FULL commit each; fsync "
+          f"after a 4 KiB append on the journal's file system: median {fsync_median:.2f} ms, p99 {fsync_high:.2f} ms "
+          f"= {per_round * fsync_median:.0f} ms/round of fsync")  # fmt: skip
+
+
+def stream_cost(shoed: ShoedProcess, emulator: EmulatorProcess, *, rounds: int, seats: list[int]) -> None:
+    """``shoed``'s CPU per round with one event stream open against none, in alternating blocks (same feed size)."""
+    http = Http(shoed.url, fresh=True)
+    cpu = {False: 0.0, True: 0.0}
+    wall = {False: 0.0, True: 0.0}
+    events = 0
+    seq0 = journal_seq(http)
+    for _ in range(2):
+        for stream in (False, True):
+            sse = SseReader(shoed.url, journal_seq(http)) if stream else None
+            try:
+                c0 = cpu_seconds(shoed.pid)
+                played = play(http, emulator.load, rounds, seats)
+                cpu[stream] += cpu_seconds(shoed.pid) - c0
+                wall[stream] += sum(played.seconds)
+                if sse is not None:
+                    time.sleep(0.1)
+                    events += len(sse.events)
+            finally:
+                if sse is not None:
+                    sse.close()
+    n = 2 * rounds
+    extra = (cpu[True] - cpu[False]) / n
+    print(f"event stream cost, one connection per request, journal at seq {seq0}..{journal_seq(http)} (the feed "
+          f"keeps the last 10,000 events): shoed CPU {cpu[True] / n * 1000:.0f} ms/round with one stream open vs "
+          f"{cpu[False] / n * 1000:.0f} with none (= {extra / (events / n) * 1000:+.2f} ms per event streamed, "
+          f"{events / n:.0f} events/round); {wall[True] / n * 1000:.0f} vs {wall[False] / n * 1000:.0f} ms/round "
+          f"({2 * n} rounds in alternating blocks of {rounds})")  # fmt: skip
+
+
+def bench_inproc(tmp: Path, *, rounds: int, slow: int, seats: list[int]) -> None:
+    """Rounds against the service with the emulator in its own process (``emu://``)."""
+    with InprocServer(tmp / "journal-emu.sqlite", tmp / "serve-emu.log") as server:
+        for fresh in (False, True):
+            http = Http(server.url, fresh=fresh)
+            try:
+                n = rounds if fresh else slow
+                play(http, server.load, 1, seats)  # warm-up
+                seq0, cpu0 = journal_seq(http), cpu_seconds(server.pid)
+                played = play(http, server.load, n, seats)
+                seq1, cpu1 = journal_seq(http), cpu_seconds(server.pid)
+            finally:
+                http.close()
+            how = "one HTTP connection per request" if fresh else "one keep-alive HTTP connection"
+            where = "service with the emulator in process (emu://), no event stream"
+            print(rounds_line(where, how, played, seats=len(seats), records=(seq1 - seq0) / n, cpu_s=cpu1 - cpu0,
+                              cpu_who="service and emulator"))  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="short runs (well under a minute)")
+    parser.add_argument("--rounds", type=int, help="timed rounds with one connection per request (default 200; "
+                        "--quick 20)")  # fmt: skip
+    parser.add_argument("--keep-alive-rounds", type=int, help="timed rounds over one keep-alive connection "
+                        "(default 50; --quick 3): each request there stalls ~40 ms")  # fmt: skip
+    parser.add_argument("--seats", type=int, default=4, help="seats playing each round (default 4)")
+    parser.add_argument("--idle", type=float, help="seconds per idle CPU sample (default 10; --quick 5)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, journals)")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (20 if args.quick else 200)
+    slow = args.keep_alive_rounds or (3 if args.quick else 50)
+    idle_s = args.idle or (5.0 if args.quick else 10.0)
+    if not 1 <= args.seats <= 6:
+        parser.error("--seats: 1..6")
+    seats = list(range(1, args.seats + 1))
+    tmp = Path(tempfile.mkdtemp(prefix="shoed-bench-"))
+    ok = False
+    load = os.getloadavg()[0]
+    try:
+        bench_shoed(tmp, rounds=rounds, slow=slow, seats=seats, idle_s=idle_s)
+        bench_inproc(tmp, rounds=rounds, slow=slow, seats=seats)
+        print(f"context: {os.cpu_count()} CPUs; load average (1 min) {load:.2f} at the start, "
+              f"{os.getloadavg()[0]:.2f} at the end: other processes' load skews every figure")  # fmt: skip
+        ok = True
+    finally:
+        if ok and not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                print(f"logs and journals kept in {tmp}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
