@@ -1,16 +1,38 @@
-"""``shoectl emulate``: serve the software shoe on a pseudo-terminal or TCP until stopped."""
+"""``shoectl emulate``: serve the software shoe on a pseudo-terminal or TCP until stopped.
+
+A separate process (the HIL bench, a technician's second terminal) works the emulated shoe's hardware
+through POSIX signals, as a person would work a real one:
+
+- ``SIGUSR1``: pull the cable, then plug it back in ``--replug-after`` seconds later (a new pty; the
+  ``--link`` symlink follows it, as the udev rule does for a real shoe);
+- ``SIGUSR2``: open the door, or close it if it is open. Closing the door of an empty shoe (stub
+  released, or every card dealt) loads a fresh deck, as the dealer does: the ``--deck`` order again, else
+  a new shuffle (seeded from ``--seed`` and the reload number when given).
+
+Each action is acknowledged on stdout once done: one JSON line with ``--json``
+(``{"event": "unplugged"}``, ``{"event": "replugged", "port": ...}``, ``{"event": "door", "open": true}``,
+``{"event": "door", "open": false, "loaded": 52}``), else one sentence. Signals that arrive during an
+action are handled after it, in order (two of the same kind sent at once may merge into one, as POSIX
+signals do: wait for the acknowledgement before sending the next).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import queue
+import random
 import signal
 import sys
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty, serve_tcp
+from protocols.cards import ALL_CODES
 
 
 def build_config(args: argparse.Namespace) -> EmulatorConfig:
@@ -29,16 +51,101 @@ def build_config(args: argparse.Namespace) -> EmulatorConfig:
     return EmulatorConfig.from_query(urlencode(pairs))
 
 
+SIGUSR1, SIGUSR2 = getattr(signal, "SIGUSR1", -1), getattr(signal, "SIGUSR2", -2)  # absent on Windows
+
+
+def _signals(*names: str) -> set[int]:
+    return {getattr(signal, name) for name in names if hasattr(signal, name)}
+
+
+class Controls:
+    """The hardware a person works, for another process: SIGUSR1 unplugs and replugs, SIGUSR2 the door."""
+
+    def __init__(self, shoe: EmulatedShoe, *, replug_after: float, as_json: bool, port: str | None) -> None:
+        self.shoe = shoe
+        self.replug_after = replug_after
+        self.as_json = as_json
+        self.port = port
+        self._door_open = shoe.config.door_open
+        self._reloads = 0
+        self._actions: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._worker: threading.Thread | None = None
+
+    def handle(self, number: int) -> None:
+        """Queue the action of a control signal; one worker thread carries them out in order (an unplug sleeps)."""
+        action = {SIGUSR1: self.unplug_replug, SIGUSR2: self.toggle_door}.get(number)
+        if action is None:
+            return
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="emulate-control", daemon=True)
+            self._worker.start()
+        self._actions.put(action)
+
+    def _work(self) -> None:
+        while True:
+            self._actions.get()()
+
+    def unplug_replug(self) -> None:
+        self.shoe.unplug()
+        self._say({"event": "unplugged"}, "unplugged: the cable is out")
+        time.sleep(self.replug_after)
+        self.shoe.replug()
+        self._say({"event": "replugged", "port": self.port}, f"replugged: {self.port or 'the shoe'} is back")
+
+    def toggle_door(self) -> None:
+        if not self._door_open:
+            self.shoe.open_door()
+            self._door_open = True
+            self._say({"event": "door", "open": True}, "door opened")
+            return
+        loaded = self._reload()
+        self.shoe.close_door()
+        self._door_open = False
+        text = f"door closed; a fresh deck of {loaded} cards loaded" if loaded else "door closed"
+        self._say({"event": "door", "open": False, "loaded": loaded}, text)
+
+    def _reload(self) -> int:
+        """Load a fresh deck if the shoe is empty (stub out or every card dealt); the number loaded, else 0."""
+        config = self.shoe.config
+        if config.deck is not None:
+            deck = list(config.deck)
+        else:
+            deck = list(ALL_CODES)
+            seed = None if config.seed is None else f"{config.seed}-reload-{self._reloads + 1}"
+            random.Random(seed).shuffle(deck)
+        try:
+            self.shoe.load(deck)
+        except ValueError:  # the shoe still holds cards, or a dispense is running: nothing to load
+            return 0
+        self._reloads += 1
+        return len(deck)
+
+    def _say(self, record: dict[str, Any], text: str) -> None:
+        with contextlib.suppress(OSError, ValueError):  # nobody reads stdout any more: the action still happened
+            print(json.dumps(record) if self.as_json else text, flush=True)
+
+
 def cmd_emulate(args: argparse.Namespace) -> int:
     if not args.pty and not args.tcp:
         raise ValueError("choose where to serve: --pty or --tcp HOST:PORT")
-    shoe = EmulatedShoe(build_config(args))
+    if args.replug_after < 0:
+        raise ValueError(f"--replug-after {args.replug_after}: seconds cannot be negative")
+    config = build_config(args)
+    stopping, control = _signals("SIGINT", "SIGTERM"), _signals("SIGUSR1", "SIGUSR2")
+    # POSIX: block the signals before any thread starts, so that every thread inherits the mask and the main
+    # thread takes each one with sigwait. A Python handler runs only on the main thread, and only once it
+    # wakes: a signal the kernel hands to another thread could wait for ever.
+    synchronous = bool(control) and hasattr(signal, "pthread_sigmask") and hasattr(signal, "sigwait")
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopping | control) if synchronous else None
     stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    if not synchronous:
+        for sig in stopping:
+            signal.signal(sig, lambda *_: stop.set())
     servers: list[Any] = []
-    info: dict[str, Any] = {"serial": shoe.config.serial}
+    shoe: EmulatedShoe | None = None
     try:
+        shoe = EmulatedShoe(config)
+        info: dict[str, Any] = {"serial": shoe.config.serial}
         if args.pty:
             pty = serve_pty(shoe, link=args.link)
             servers.append(pty)
@@ -50,6 +157,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
             servers.append(tcp)
             info["tcp"] = f"socket://{tcp.address[0]}:{tcp.address[1]}"
             info.setdefault("port", info["tcp"])
+        controls = Controls(shoe, replug_after=args.replug_after, as_json=args.json, port=info["port"])
         if args.json:
             print(json.dumps(info), flush=True)
         else:
@@ -59,11 +167,18 @@ def cmd_emulate(args: argparse.Namespace) -> int:
                     print(f"  {key}: {info[key]}")
             print("stop with Ctrl-C", flush=True)
         sys.stdout.flush()
-        stop.wait()
+        if synchronous:
+            while (number := signal.sigwait(stopping | control)) not in stopping:
+                controls.handle(number)
+        else:
+            stop.wait()
     finally:
         for server in servers:
             server.close()
-        shoe.close()
+        if shoe is not None:
+            shoe.close()
+        if old_mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     return 0
 
 
@@ -74,7 +189,11 @@ def add_parsers(sub: Any) -> None:
         description="Run the software shoe emulator so another process can use it as a real port. "
         "--pty prints a /dev/pts/N path; --tcp serves socket://HOST:PORT. Faults and line impairments are set "
         "with --set KEY=VALUE (seed, deck, unreadable_at, unreadable_rate, jam_at, double_feed_at, misfeed_at, "
-        "door_open, corrupt_rate, drop_rate, latency_ms, timing, auto_take, take_delay_s).",
+        "door_open, corrupt_rate, drop_rate, latency_ms, timing, auto_take, take_delay_s). "
+        "Signals (POSIX), for a test bench in another process: SIGUSR1 pulls the cable and plugs it back in "
+        "after --replug-after seconds; SIGUSR2 opens the door, or closes it (closing the door of an empty shoe "
+        "loads a fresh deck, as a dealer does). Each is acknowledged on stdout once done (a JSON line with "
+        "--json); wait for it before sending the next signal.",
     )
     p.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal and print its path")
     p.add_argument("--link", metavar="PATH", help="with --pty: keep a stable symlink at PATH (like the udev rule)")
@@ -83,4 +202,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--deck", help="explicit card order, top first, e.g. AsKd7c...")
     p.add_argument("--timing", choices=["instant", "realistic"], help="mechanical timing model (default instant)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a fault or impairment option (repeatable)")
+    p.add_argument(
+        "--replug-after",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="after SIGUSR1 unplugs the shoe, plug it back in this many seconds later (default 0.5)",
+    )
     p.set_defaults(func=cmd_emulate, needs_port=False)

@@ -1,0 +1,1 @@
+"""Hardware-in-the-loop tests: the same suite against the software shoe or a real one (README.md)."""
