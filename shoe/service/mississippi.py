@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from drivers.errors import ShoeIOError, ShoeTimeout
-from drivers.stacks import DispenseFailed, Stack
+from drivers.stacks import Stack
 from protocols.fields import CardRead
 from shoe.cards import Card, CardError
 from shoe.rules.errors import RuleViolation
@@ -183,20 +182,9 @@ class MississippiRun(RoundRun):
             seat = self.r.next_stack_seat
             number = sum(isinstance(x, StackRecord) for x in self.r.records) + 1
             self.announce(desk, "seat", seat, number, self.r.profile.stack_size)
-            try:
-                stack = desk.dispense(self.r.profile.stack_size)
-            except DispenseFailed as exc:
-                desk.drain()  # the fault is journaled first
-                dealt.append(self.absorb(desk, Stack(exc.dispense_id, exc.cards)))
-                break
-            except (ShoeIOError, ShoeTimeout) as exc:
-                self.pause(desk, Irregularity.LINK_LOST, f"stack for seat {seat} in doubt: {exc}")
-                raise ServiceError(
-                    "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
-                ) from exc
-            dealt.append(self.absorb(desk, stack))
-            desk.drain()
-            if self.paused or self.terminal:
+            record, stop = self.dispense_and_absorb(desk, self.r.profile.stack_size, f"stack for seat {seat}")
+            dealt.append(record)
+            if stop:
                 break
         return {"stacks": dealt, "paused": self.paused}
 

@@ -16,7 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
-from drivers.stacks import Stack
+from drivers.errors import ShoeIOError, ShoeTimeout
+from drivers.stacks import DispenseFailed, Stack
 from protocols.fields import CardRead
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
@@ -135,6 +136,26 @@ class RoundRun(ABC):
     @classmethod
     @abstractmethod
     def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> RoundRun: ...
+
+    def dispense_and_absorb(self, desk: Desk, cards: int, what: str) -> tuple[dict[str, Any], bool]:
+        """Dispense one announced stack and record it; ``(record, stop)``: stop after a fault or pause.
+
+        A fault ends the deal with the cards read before it (the fault is journaled first); a lost link
+        pauses the round with the stack in doubt and answers 503 (recovery reconciles it).
+        """
+        try:
+            stack = desk.dispense(cards)
+        except DispenseFailed as exc:
+            desk.drain()
+            return self.absorb(desk, Stack(exc.dispense_id, exc.cards)), True
+        except (ShoeIOError, ShoeTimeout) as exc:
+            self.pause(desk, Irregularity.LINK_LOST, f"{what} in doubt: {exc}")
+            raise ServiceError(
+                "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
+            ) from exc
+        record = self.absorb(desk, stack)
+        desk.drain()
+        return record, self.paused or self.terminal
 
     def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
         """After a resume: finish a command that a restart cut short between two journal entries.

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from drivers.errors import ShoeIOError, ShoeTimeout
-from drivers.stacks import DispenseFailed, Stack
+from drivers.stacks import Stack
 from shoe.cards import Card
 from shoe.rules.profiles import Irregularity, get_profile
 from shoe.rules.stud import PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
@@ -201,20 +200,9 @@ class StudRun(RoundRun):
             face = "up" if step.face_up else "down"
             number = self.cards_dealt + 1
             self.announce(desk, step.target.value, step.seat, number, 1, street=step.street.label, face=face)
-            try:
-                stack = desk.dispense(1)
-            except DispenseFailed as exc:
-                desk.drain()
-                dealt.append(self.absorb(desk, Stack(exc.dispense_id, exc.cards)))
-                break
-            except (ShoeIOError, ShoeTimeout) as exc:
-                self.pause(desk, Irregularity.LINK_LOST, f"card for {step} in doubt: {exc}")
-                raise ServiceError(
-                    "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
-                ) from exc
-            dealt.append(self.absorb(desk, stack))
-            desk.drain()
-            if self.paused or self.terminal:
+            record, stop = self.dispense_and_absorb(desk, 1, f"card for {step}")
+            dealt.append(record)
+            if stop:
                 break
         step = self.hand.next_card
         reshuffle = step is not None and step.target is Target.RESHUFFLE
