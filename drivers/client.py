@@ -126,8 +126,13 @@ class ShoeClient:
         return self._call(m.ReleaseStub(), m.StubReleased, timeout=max(self.timeouts.reply, 5.0)).count
 
     def scan(self, timeout: float | None = None) -> CardRead:
+        """Read one card the dealer passes across the reader.
+
+        A lost answer is recovered by re-sending the same request (same sequence number): the shoe
+        replays its stored answer (SPEC §4). A new SCAN instead would read, and lose, the next card.
+        """
         wait = self.timeouts.scan if timeout is None else timeout
-        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, timeout=wait + self.timeouts.reply, retries=0)
+        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, timeout=wait + self.timeouts.reply)
         return result.read
 
     def clear_fault(self, code: FaultCode | None = None) -> None:

@@ -16,10 +16,13 @@ from pathlib import Path
 import pytest
 
 from drivers.client import ShoeClient
+from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
 from drivers.serial_transport import SerialTransport
 from protocols import messages as m
 from protocols.cards import ALL_CODES
+from protocols.codes import MsgType
+from protocols.framing import Deframer, Frame, encode_frame
 from tests.drivers.conftest import FAST, Rig
 
 Factory = Callable[..., Rig]
@@ -124,3 +127,40 @@ def test_power_cycle_mid_round_keeps_dispense_results(rig_factory: Factory) -> N
     wait_quiet(rig, 2)
     assert [first, second] == [deck[:2], deck[2:4]]
     assert rig.shoe.stats.cards_moved == 4
+
+
+class _DropFirstScanResult(EmulatorTransport):
+    """A line that loses the shoe's first SCAN_RESULT frame (a manipulator hook on the in-process link)."""
+
+    def __init__(self, shoe: EmulatedShoe) -> None:
+        super().__init__(shoe)
+        self._deframer = Deframer()
+        self.dropped = 0
+
+    def read(self, timeout: float) -> bytes:
+        out = bytearray()
+        for item in self._deframer.feed(super().read(timeout)):
+            if isinstance(item, Frame):
+                if item.msg_type == MsgType.SCAN_RESULT and not self.dropped:
+                    self.dropped += 1
+                    continue
+                out += encode_frame(item.version, item.msg_type, item.seq, item.payload)
+        return bytes(out)
+
+
+def test_a_lost_scan_answer_is_replayed_not_read_again() -> None:
+    """SCAN moves a card past the reader: a lost answer must be recovered by replay (same seq), or a card is lost."""
+    deck = ("As", "Kd", "7c", "2h", "Td", "9s")
+    shoe = EmulatedShoe(EmulatorConfig(deck=deck))
+    transport = _DropFirstScanResult(shoe)
+    client = ShoeClient(transport, timeouts=FAST)
+    try:
+        client.connect()
+        client.dispense(2)
+        time.sleep(0.1)
+        client.release_stub()
+        assert [client.scan(0.5).card for _ in range(3)] == ["7c", "2h", "Td"]
+        assert transport.dropped == 1 and client.link.stats.retries >= 1
+    finally:
+        client.close()
+        shoe.close()
