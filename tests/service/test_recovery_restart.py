@@ -1,10 +1,8 @@
-"""Power cuts and pulled cables: the round is rebuilt from the journal, reconciled with the shoe, and
-resumed or voided; no card is dealt twice and no acknowledged record is lost."""
+"""Power cuts and restarts: the round is rebuilt from the journal, reconciled with the shoe, and resumed or
+voided; no card is dealt twice and no acknowledged record is lost."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,47 +11,19 @@ import pytest
 
 from drivers.client import ShoeClient
 from drivers.emu_transport import EmulatorTransport
-from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
 from drivers.errors import ShoeProtocolError
 from protocols.codes import NakCode
 from shoe.journal import Journal, JournalError
-from shoe.service import ServiceConfig, ServiceError, TableService
+from shoe.service import ServiceError
 from shoe.service.owner import Owner
-from tests.service.conftest import FAST, OBS, D, Table, deck, finish_streets
-
-SEATS = {"1": {"ante": 500}, "2": {"ante": 500}, "4": {"ante": 1000}}
-OPEN = {"game": "mississippi-stud", "jurisdiction": "NY", "seats": SEATS}
-
-
-def _wait(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.02)
-
-
-def _state(service: TableService) -> str:
-    view = service.round_view(OBS)
-    return "" if view is None else str(view["state"])
-
-
-def _irregularities(table: Table) -> list[tuple[str, str | None]]:
-    return [(e.data["action"], e.data.get("cause")) for e in table.entries(kinds=("irregularity",))]
+from tests.service.conftest import FAST, OBS, D, Table, finish_streets
+from tests.service.recovery_support import OPEN, irregularities, pty_table_at, state_of
 
 
 @pytest.fixture
 def pty_table(tmp_path: Path) -> Iterator[Table]:
     """The emulated shoe on a pseudo-terminal, opened by the service through real pyserial."""
-    shoe = EmulatedShoe(EmulatorConfig(deck=deck()))
-    link = tmp_path / "ttyshoe"
-    server = serve_pty(shoe, link=str(link))
-    table = Table(tmp_path, shoe, None, str(link))
-    yield table
-    for service in table.services:
-        service.stop()
-    server.close()
-    shoe.close()
+    yield from pty_table_at(tmp_path)
 
 
 def test_restart_between_actions_resumes_the_round(pty_table: Table) -> None:
@@ -69,10 +39,10 @@ def test_restart_between_actions_resumes_the_round(pty_table: Table) -> None:
     view = second.round_view(OBS)
     assert view is not None and view["round_id"] == round_id and view["state"] == "third-street"
     assert view["next_to_decide"] == 2 and view["seats"]["1"]["bets"] == [1000]
-    assert _irregularities(pty_table) == [("paused", "table-pc-restart"), ("resumed", None)]
+    assert irregularities(pty_table) == [("paused", "table-pc-restart"), ("resumed", None)]
     assert len(pty_table.entries()) > acknowledged
     finish_streets(second, {})
-    assert _state(second) == "complete"
+    assert state_of(second) == "complete"
     assert pty_table.shoe.stats.cards_moved == 6
     with Journal.open(pty_table.journal) as journal:
         assert journal.verify().ok
@@ -120,7 +90,7 @@ def test_power_cut_mid_deal_deals_no_card_twice(
     assert moved == (2 if before_dispense else 4)
 
     second = table.start()
-    assert _state(second) == "dealing-stacks"
+    assert state_of(second) == "dealing-stacks"
     stacks = [e.data for e in table.entries(kinds=("decision",)) if e.data["action"] == "stack-dealt"]
     assert [s["seat"] for s in stacks] == ([1] if before_dispense else [1, 2])  # stack 2 read back from the shoe
     if not before_dispense:
@@ -156,7 +126,7 @@ def test_power_cut_between_a_stacks_cards_recovers_the_rest_of_it_once(
     first.kill()
     monkeypatch.undo()
     second = table.start()
-    assert _state(second) == "dealing-stacks"
+    assert state_of(second) == "dealing-stacks"
     cards = [(e.data["dispense_id"], e.data["position"], e.data["index"], e.data["card"])
              for e in table.entries(kinds=("card",))]  # fmt: skip
     assert cards == [(1, 1, 1, "As"), (1, 2, 2, "Ad"), (2, 1, 3, "Kh"), (2, 2, 4, "Kd")]
@@ -164,7 +134,7 @@ def test_power_cut_between_a_stacks_cards_recovers_the_rest_of_it_once(
     assert [(r["dispense_id"], r["cards"], r["journaled"]) for r in recovered] == [(2, 2, 1)]
     second.submit("deal", {}, D)
     second.submit("release-stub", {}, D)
-    assert _state(second) == "third-street" and table.shoe.stats.cards_moved == 6
+    assert state_of(second) == "third-street" and table.shoe.stats.cards_moved == 6
 
 
 def test_restart_after_the_shoe_rebooted_recovers_the_stack_from_its_stored_result(
@@ -180,7 +150,7 @@ def test_restart_after_the_shoe_rebooted_recovers_the_stack_from_its_stored_resu
     first.kill()
     table.shoe.power_cycle()  # the event log is gone; QUERY_DISPENSE still answers from non-volatile memory
     second = table.start()
-    assert _state(second) == "dealing-stacks"
+    assert state_of(second) == "dealing-stacks"
     assert [e.data["event"] for e in table.entries(kinds=("link",))].count("stack-recovered") == 1
     second.submit("deal", {}, D)
     second.submit("release-stub", {}, D)
@@ -207,7 +177,7 @@ def test_restart_after_the_shoe_lost_its_log_and_cannot_report_the_stack_voids_t
     monkeypatch.setattr(ShoeClient, "query_dispense", no_stored_result)  # then only the event log can tell
     table.shoe.power_cycle()  # ... and it is gone
     second = table.start()
-    assert _state(second) == "misdeal"
+    assert state_of(second) == "misdeal"
     closed = table.entries(kinds=("round-closed",))[-1].data
     assert closed["outcome"] == "void" and closed["cause"] == "shoe-link-unreconciled" and closed["returned"] == 2000
 
@@ -226,7 +196,7 @@ def test_restart_after_stacks_the_journal_never_recorded_voids_the_round(
     with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST) as other:
         other.dispense(2)  # someone else's stack: the shoe is now two ahead of the journal
     second = table.start()
-    assert _state(second) == "misdeal"
+    assert state_of(second) == "misdeal"
     void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"][-1]
     assert void["cause"] == "shoe-link-unreconciled" and "2 stacks" in void["detail"]
     assert table.entries(kinds=("round-closed",))[-1].data["returned"] == 2000
@@ -263,11 +233,11 @@ def test_restart_between_the_stub_count_and_the_community_cards_deals_them(
     first.kill()
     monkeypatch.undo()
     second = table.start()
-    assert _state(second) == "third-street"
+    assert state_of(second) == "third-street"
     steps = [e.data["action"] for e in table.entries(kinds=("decision",))]
     assert steps.count("release-stub") == 1 and steps.count("community-dealt") == 1
     finish_streets(second, {})
-    assert _state(second) == "complete" and table.shoe.stats.cards_moved == 6
+    assert state_of(second) == "complete" and table.shoe.stats.cards_moved == 6
 
 
 def test_restart_after_the_shoe_released_the_stub_unjournaled_records_its_count(
@@ -286,13 +256,13 @@ def test_restart_after_the_shoe_released_the_stub_unjournaled_records_its_count(
     first.kill()
     monkeypatch.undo()
     second = table.start()
-    assert _state(second) == "third-street"
+    assert state_of(second) == "third-street"
     stub = [e.data for e in table.entries(kinds=("decision",)) if e.data["action"] == "release-stub"]
     assert [(s["count"], s["source"], s["record"]["type"]) for s in stub] == [(46, "reconciled", "StubRecord")]
     links = [e.data for e in table.entries(kinds=("link",)) if e.data["event"] == "stub-recovered"]
     assert [(x["count"], x["cards_at_open"], x["dispensed"]) for x in links] == [(46, 52, 6)]
     finish_streets(second, {})
-    assert _state(second) == "complete"
+    assert state_of(second) == "complete"
 
 
 def test_a_stub_released_unjournaled_by_a_shoe_that_cannot_count_voids_the_round(
@@ -309,128 +279,10 @@ def test_a_stub_released_unjournaled_by_a_shoe_that_cannot_count_voids_the_round
     first.kill()
     monkeypatch.undo()
     second = table.start()
-    assert _state(second) == "misdeal"
+    assert state_of(second) == "misdeal"
     void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"][-1]
     assert void["cause"] == "shoe-link-unreconciled" and "stub count cannot be checked" in void["detail"]
     assert table.entries(kinds=("round-closed",))[-1].data["returned"] == 2000
-
-
-@pytest.mark.parametrize("backend", ["emu", "pty"])
-def test_unplug_pauses_then_reconnect_resumes(
-    backend: str, table_factory: Callable[..., Table], pty_table: Table
-) -> None:
-    table = pty_table if backend == "pty" else table_factory()
-    service = table.start()
-    service.submit("open-round", OPEN, D)
-    service.submit("no-more-bets", {}, D)
-    service.submit("deal", {}, D)
-    table.shoe.unplug()
-    _wait(lambda: _state(service) == "paused")
-    assert service.health()["shoe"]["link"] in ("reconnecting", "down")
-    with pytest.raises(ServiceError) as refused:
-        service.submit("release-stub", {}, D)
-    assert refused.value.code == "paused"
-    table.shoe.replug()
-    _wait(lambda: _state(service) == "dealing-stacks")
-    assert _irregularities(table) == [("paused", "shoe-link-lost"), ("resumed", None)]
-    links = [e.data["event"] for e in table.entries(kinds=("link",))]
-    assert links[-3:] == ["lost", "restored", "resynced"]
-    service.submit("release-stub", {}, D)
-    finish_streets(service, {})
-    assert _state(service) == "complete" and table.shoe.stats.cards_moved == 6
-    assert service.metrics_snapshot()["counters"]["reconnects_total"] >= 1
-    assert service.health()["shoe"]["link"] == "up"
-
-
-def test_unplug_during_a_deal_deals_every_stack_once(table_factory: Callable[..., Table]) -> None:
-    table = table_factory(take_delay_s=0.05, timing="realistic")
-    service = table.start()
-    service.submit("open-round", {**OPEN, "seats": {str(s): {"ante": 500} for s in range(1, 7)}}, D)
-    service.submit("no-more-bets", {}, D)
-
-    def cable() -> None:
-        _wait(lambda: any(e.get("number") == 2 for e in service.events_since(0, 0)[1]))
-        table.shoe.unplug()
-        time.sleep(0.3)
-        table.shoe.replug()
-
-    puller = threading.Thread(target=cable)
-    puller.start()
-    try:
-        reply = service.submit("deal", {}, D)
-    except ServiceError as exc:  # the link was down for a whole dispense attempt: the round waits
-        reply = {"paused": True, "code": exc.code}
-    puller.join()
-    _wait(lambda: _state(service) in ("dealing-stacks", "stub-counted"))
-    if reply.get("paused") and service.round_view(OBS)["next_stack_seat"] is not None:  # type: ignore[index]
-        service.submit("deal", {}, D)
-    service.submit("release-stub", {}, D)
-    assert _state(service) == "third-street"
-    assert table.shoe.stats.cards_moved == 12
-
-
-def test_service_starts_with_the_shoe_unplugged_and_waits(table_factory: Callable[..., Table]) -> None:
-    table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    first.submit("deal", {}, D)
-    first.kill()
-    table.shoe.unplug()
-    second = table.start()
-    assert second.health()["shoe"]["link"] == "down" and _state(second) == "paused"
-    with pytest.raises(ServiceError) as refused:
-        second.submit("release-stub", {}, D)
-    assert refused.value.code == "paused"
-    table.shoe.replug()
-    _wait(lambda: _state(second) == "dealing-stacks")
-    second.submit("release-stub", {}, D)
-    assert table.shoe.stats.cards_moved == 6
-
-
-def test_stud_hand_survives_a_restart(table_factory: Callable[..., Table]) -> None:
-    table = table_factory()
-    first = table.start()
-    first.submit("open-round", {"game": "seven-card-stud", "seats": [1, 2],
-                                "table": {"bring_in": 50, "small_bet": 100, "big_bet": 200}}, D)  # fmt: skip
-    first.submit("deal", {}, D)
-    seat = first.round_view(OBS)["bring_in_seat"]  # type: ignore[index]
-    first.submit("stud-action", {"seat": seat, "action": "bring-in"}, D)
-    first.kill()
-    second = table.start()
-    view = second.round_view(OBS)
-    assert view is not None and view["state"] == "bet-3rd" and view["to_act"] == 3 - seat
-    assert _irregularities(table) == [("paused", "table-pc-restart"), ("resumed", None)]
-    assert ServiceConfig is not None and FAST.scan == 2.0
-
-
-def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    for action in ("no-more-bets", "deal", "release-stub"):
-        first.submit(action, {}, D)
-    original = Journal.append
-
-    def full_disk(journal: Journal, kind: str, data: Any, **kw: Any) -> Any:
-        if data.get("action") == "decide":
-            raise JournalError("disk full")
-        return original(journal, kind, data, **kw)
-
-    monkeypatch.setattr(Journal, "append", full_disk)
-    with pytest.raises(ServiceError) as failed:
-        first.submit("decide", {"seat": 1, "multiple": 3}, D)
-    assert (failed.value.code, failed.value.http_status) == ("journal-error", 503)
-    _wait(lambda: not first.responsive(float("inf")))
-    with pytest.raises(ServiceError) as stopped:
-        first.submit("decide", {"seat": 1, "multiple": 3}, D)
-    assert stopped.value.code == "not-running"
-    monkeypatch.setattr(Journal, "append", original)
-    second = table.start()
-    view = second.round_view(OBS)
-    assert view is not None and view["next_to_decide"] == 1 and view["seats"]["1"]["bets"] == []
 
 
 def test_stud_power_cut_between_an_unreadable_card_and_the_void_journals_the_card_once(
@@ -456,7 +308,7 @@ def test_stud_power_cut_between_an_unreadable_card_and_the_void_journals_the_car
     first.kill()
     monkeypatch.undo()
     second = table.start()
-    assert _state(second) == "void"
+    assert state_of(second) == "void"
     cards = [(e.data["dispense_id"], e.data["status"]) for e in table.entries(kinds=("card",))]
     assert cards == [(1, "ok"), (2, "ok"), (3, "smudged")]
     void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"]

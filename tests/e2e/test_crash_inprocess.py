@@ -1,0 +1,100 @@
+"""The two recovery bugs the crash loop (``test_crash_e2e.py``) can meet, pinned deterministically, in process:
+a power cut between two journal writes of one command cannot be timed from outside the process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shoe.journal import Journal, JournalError
+from tests.e2e.support import FULL_DECK, deck
+
+
+def _service(tmp_path: Path, shoe: Any) -> Any:
+    from drivers.emu_transport import EmulatorTransport
+    from drivers.timeouts import LinkTimeouts
+    from shoe.service import ServiceConfig, TableService
+
+    timeouts = LinkTimeouts(reply=0.3, reconnect_initial=0.02, reconnect_max=0.2, reconnect_give_up=5.0)
+    config = ServiceConfig(shoe_port="emu://", journal=tmp_path / "journal.sqlite", timeouts=timeouts)
+    service = TableService(config, transport_factory=lambda: EmulatorTransport(shoe))
+    service.start()
+    return service
+
+
+def _cut_power_at(monkeypatch: pytest.MonkeyPatch, hit: Callable[[str, Mapping[str, Any]], bool]) -> None:
+    """The next journal write that ``hit`` matches never happens: the power went just before it."""
+    from shoe.service.owner import Owner
+
+    original = Owner.append
+    armed = [True]
+
+    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+        if armed[0] and hit(kind, data):
+            armed[0] = False
+            owner.killed = True
+            if owner.journal is not None:
+                owner.journal.close()
+            raise JournalError("power cut")
+        return original(owner, kind, data, round_id)
+
+    monkeypatch.setattr(Owner, "append", append)
+
+
+def _ny_round_to(service: Any, last: str) -> None:
+    from shoe.service import Role, ServiceError
+
+    seats = {"1": {"ante": 500}, "2": {"ante": 500}}
+    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": seats}, Role.DEALER)
+    for action in ("no-more-bets", "deal", "release-stub"):
+        try:
+            service.submit(action, {}, Role.DEALER)
+        except ServiceError as exc:
+            assert (action, exc.code) == (last, "journal-error"), exc
+            return
+
+
+def test_a_stack_recovered_after_its_cards_were_journaled_is_not_journaled_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from drivers.emulator import EmulatedShoe, EmulatorConfig
+
+    shoe = EmulatedShoe(EmulatorConfig(deck=deck("As", "Ad", "Kh", "Kd")))
+    _cut_power_at(monkeypatch, lambda kind, data: data.get("action") == "stack-dealt" and data.get("dispense_id") == 2)
+    first = _service(tmp_path, shoe)
+    _ny_round_to(first, "deal")
+    first.kill()
+    monkeypatch.undo()
+    second = _service(tmp_path, shoe)
+    try:
+        with Journal.open(tmp_path / "journal.sqlite") as journal:
+            cards = [e.data["card"] for e in journal.entries(kinds=("card",))]
+        assert shoe.stats.cards_moved == 4
+        assert cards == ["As", "Ad", "Kh", "Kd"], cards
+    finally:
+        second.stop()
+        shoe.close()
+
+
+def test_a_restart_between_the_stub_count_and_the_community_cards_carries_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from drivers.emulator import EmulatedShoe, EmulatorConfig
+    from shoe.service import Role
+
+    shoe = EmulatedShoe(EmulatorConfig(deck=FULL_DECK))
+    _cut_power_at(monkeypatch, lambda kind, data: data.get("action") == "community-dealt")
+    first = _service(tmp_path, shoe)
+    _ny_round_to(first, "release-stub")
+    first.kill()
+    monkeypatch.undo()
+    second = _service(tmp_path, shoe)
+    try:
+        view = second.round_view(Role.OBSERVER)
+        assert view is not None and view["state"] == "third-street" and view["next_to_decide"] == 1, view
+    finally:
+        second.stop()
+        shoe.close()
