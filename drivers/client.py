@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +16,15 @@ from typing import TypeVar
 
 import structlog
 
-from drivers.errors import ShoeError, ShoeFault, ShoeInitError, ShoeIOError, ShoeProtocolError, ShoeTimeout
+from drivers.errors import (
+    LinkDown,
+    ShoeError,
+    ShoeFault,
+    ShoeInitError,
+    ShoeIOError,
+    ShoeProtocolError,
+    ShoeTimeout,
+)
 from drivers.link import Link
 from drivers.notices import LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.sequencer import EventSequencer
@@ -31,6 +40,10 @@ log = structlog.get_logger("drivers.client")
 
 T = TypeVar("T", bound=m.Message)
 DUPLICATE_RUN_RESYNC = 3
+# How long the mechanism may work before it answers (SPEC §4): the host polls with the same frame meanwhile.
+STUB_RELEASE_WORK_S = 5.0
+SELF_TEST_WORK_S = 5.0
+DECK_CHECK_WORK_S = 10.0
 """This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 Subscriber = Callable[[m.Event | Notice], None]
 _NAK_HINTS = {
@@ -117,13 +130,13 @@ class ShoeClient:
         return self._call(m.GetCounters(), m.Counters)
 
     def self_test(self) -> m.SelfTestReport:
-        return self._call(m.SelfTest(), m.SelfTestReport, timeout=max(self.timeouts.reply, 5.0))
+        return self._call(m.SelfTest(), m.SelfTestReport, work=SELF_TEST_WORK_S)
 
     def deck_check(self) -> m.DeckReport:
-        return self._call(m.DeckCheck(), m.DeckReport, timeout=max(self.timeouts.reply, 10.0))
+        return self._call(m.DeckCheck(), m.DeckReport, work=DECK_CHECK_WORK_S)
 
     def release_stub(self) -> int:
-        return self._call(m.ReleaseStub(), m.StubReleased, timeout=max(self.timeouts.reply, 5.0)).count
+        return self._call(m.ReleaseStub(), m.StubReleased, work=STUB_RELEASE_WORK_S).count
 
     def scan(self, timeout: float | None = None) -> CardRead:
         """Read one card the dealer passes across the reader.
@@ -132,7 +145,7 @@ class ShoeClient:
         replays its stored answer (SPEC §4). A new SCAN instead would read, and lose, the next card.
         """
         wait = self.timeouts.scan if timeout is None else timeout
-        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, timeout=wait + self.timeouts.reply)
+        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, work=wait)
         return result.read
 
     def clear_fault(self, code: FaultCode | None = None) -> None:
@@ -169,7 +182,8 @@ class ShoeClient:
             self._trackers[dispense_id] = tracker
             try:
                 try:
-                    report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport, retries=0)
+                    # A lost reply or link is settled by _reconcile (QUERY_DISPENSE), not by re-sending.
+                    report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport, retries=0, survive_loss=False)
                 except (ShoeTimeout, ShoeIOError) as exc:
                     log.warning("dispense reply lost; reconciling", dispense_id=dispense_id, error=str(exc))
                     self._needs_resync = True
@@ -273,15 +287,24 @@ class ShoeClient:
         *,
         timeout: float | None = None,
         retries: int | None = None,
+        work: float = 0.0,
+        survive_loss: bool = True,
     ) -> T:
+        """One request and its typed response.
+
+        A link that drops under the request is the link's business: it re-sends the same frame after
+        the reconnect (SPEC §4). Only a link that was already down (nothing sent) is waited for here
+        and asked anew.
+        """
+        ask = functools.partial(
+            self.link.request, message, timeout=timeout, retries=retries, work=work, survive_loss=survive_loss
+        )
         try:
-            response = self.link.request(message, timeout=timeout, retries=retries)
-        except ShoeIOError:
-            # The link dropped under this request: wait for the reconnect, then ask once more
-            # (every request is safe to repeat; DISPENSE is idempotent by id).
+            response = ask()
+        except LinkDown:
             if not self._await_link():
                 raise
-            response = self.link.request(message, timeout=timeout, retries=retries)
+            response = ask()
         if isinstance(response, m.Nak):
             raise self._nak_error(message, response)
         if not isinstance(response, expected):

@@ -6,6 +6,7 @@
     ├── ShoeUnavailable        nothing answers at that port (absent, unplugged, busy, no permission)
     ├── ShoeInitError          it answered but could not be brought up (wrong protocol version, ...)
     ├── ShoeIOError            the link failed while in use (link lost)
+    │   └── LinkDown           the link was already down: the request was not sent
     ├── ShoeTimeout            no answer in time (also a built-in TimeoutError)
     ├── ShoeProtocolError      the shoe said something this host cannot accept (NAK, bad reply)
     └── ShoeFault              the shoe reports a device fault (jam, door open, ...): code and text
@@ -39,6 +40,10 @@ class ShoeInitError(ShoeError):
 
 class ShoeIOError(ShoeError):
     hint = "the link dropped: check the cable; the controller reconnects and reconciles by itself"
+
+
+class LinkDown(ShoeIOError):
+    """The link was down when a request was to go out: nothing was sent, so asking anew is safe."""
 
 
 class ShoeTimeout(ShoeError, TimeoutError):

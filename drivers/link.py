@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import structlog
 
-from drivers.errors import ShoeError, ShoeIOError, ShoeTimeout
+from drivers.errors import LinkDown, ShoeError, ShoeIOError, ShoeTimeout
 from drivers.notices import LinkLost, LinkRestored, Notice
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport
@@ -23,6 +24,9 @@ from protocols.framing import BadFrame, Deframer
 from protocols.messages import Event, Message
 
 log = structlog.get_logger("drivers.link")
+
+MAX_LOSSES_PER_REQUEST = 5
+"""A request that sees the link drop this many times in a row gives up with ShoeIOError."""
 
 
 @dataclass
@@ -33,9 +37,21 @@ class LinkStats:
     bad_messages: int = 0
     late_responses: int = 0
     retries: int = 0
+    polls: int = 0
+    """Re-sends while the shoe was allowed to be working (SCAN, stub release): not failures."""
     timeouts: int = 0
     link_losses: int = 0
     reconnects: int = 0
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one request waits: per-try ``timeout``, ``retries`` after ``work`` seconds of expected silence."""
+
+    timeout: float
+    retries: int
+    work: float
+    survive_loss: bool
 
 
 class _Pending:
@@ -68,6 +84,9 @@ class Link:
         self._seq = 0
         self._connected = threading.Event()
         self._connected.set()
+        self._generation = 0
+        """Incremented at every reconnect; a request in flight re-sends only on a new transport."""
+        self._reconnected = threading.Condition()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
         self.stats = LinkStats()
@@ -88,38 +107,94 @@ class Link:
     def wait_connected(self, timeout: float) -> bool:
         return self._connected.wait(timeout)
 
-    def request(self, message: Message, *, timeout: float | None = None, retries: int | None = None) -> Message:
-        """Send one request and return its response, re-sending the same bytes on silence."""
-        timeout = self.timeouts.reply if timeout is None else timeout
-        retries = self.timeouts.retries if retries is None else retries
+    def request(
+        self,
+        message: Message,
+        *,
+        timeout: float | None = None,
+        retries: int | None = None,
+        work: float = 0.0,
+        survive_loss: bool = True,
+    ) -> Message:
+        """Send one request and return its response, re-sending the same bytes on silence.
+
+        ``timeout`` is the wait for an answer before re-sending; ``work`` is how long the shoe may
+        take before answering (a SCAN waiting for the dealer, a stub release in motion). Re-sends
+        during ``work`` are polls: the shoe ignores a repeat of a request it is still working on
+        and replays its answer once it has one (SPEC §4), so a lost answer costs one ``timeout``,
+        not the whole ``work``. After ``work``, ``retries`` further re-sends, then ShoeTimeout.
+
+        If the link drops with the request in flight and ``survive_loss`` is set, the request waits
+        for the reconnect (up to ``reconnect_give_up``) and re-sends the **same** frame before any
+        other request may go out (SPEC §4): the shoe replays its stored answer if it acted, so a
+        SCAN never reads a second card and a RELEASE_STUB is never refused as a repeat. Raises
+        :class:`LinkDown` (nothing was sent) when the link was already down.
+        """
+        plan = _Plan(
+            timeout=self.timeouts.reply if timeout is None else timeout,
+            retries=self.timeouts.retries if retries is None else retries,
+            work=work,
+            survive_loss=survive_loss,
+        )
         with self._request_lock:
             if not self._connected.is_set():
-                raise ShoeIOError(f"{self.url}: link is down (reconnecting)")
+                raise LinkDown(f"{self.url}: link is down (reconnecting)")
             self._seq = self._seq % 0xFFFF + 1
             pending = _Pending(self._seq)
-            wire = codec.encode(message, pending.seq)
             self._pending = pending
             try:
-                for attempt in range(retries + 1):
-                    if attempt:
-                        self.stats.retries += 1
-                    # A re-send starts with a delimiter: if noise ate the last frame's 0x00, the shoe's
-                    # deframer would otherwise glue this copy onto the broken frame and lose it too.
-                    self._write(wire if attempt == 0 else b"\x00" + wire)
-                    if pending.done.wait(timeout):
-                        break
-                else:
-                    self.stats.timeouts += 1
-                    tries = retries + 1
-                    raise ShoeTimeout(
-                        f"no reply to {message.TYPE.name} from {self.url} after {tries} tries of {timeout:g} s"
-                    )
+                return self._exchange(message, pending, plan)
             finally:
                 self._pending = None
-        if pending.error is not None:
-            raise pending.error
-        assert pending.response is not None
-        return pending.response
+
+    def _exchange(self, message: Message, pending: _Pending, plan: _Plan) -> Message:
+        wire = codec.encode(message, pending.seq)
+        attempt = losses = 0
+        generation = self._generation
+        working_until = time.monotonic() + plan.work
+        first = True
+        while True:
+            # A re-send starts with a delimiter: if noise ate the last frame's 0x00, the shoe's
+            # deframer would otherwise glue this copy onto the broken frame and lose it too.
+            try:
+                self._write(wire if first else b"\x00" + wire)
+                first = False
+            except ShoeIOError as exc:
+                lost: ShoeError = exc
+            else:
+                if not pending.done.wait(plan.timeout):
+                    if time.monotonic() < working_until:
+                        self.stats.polls += 1
+                        continue
+                    attempt += 1
+                    if attempt > plan.retries:
+                        self.stats.timeouts += 1
+                        tries = f"{plan.retries + 1} tries of {plan.timeout:g} s"
+                        raise ShoeTimeout(f"no reply to {message.TYPE.name} from {self.url} after {tries}")
+                    self.stats.retries += 1
+                    continue
+                if pending.error is None:
+                    assert pending.response is not None
+                    return pending.response
+                lost = pending.error
+            # The link dropped with this request in flight: the shoe may have acted on it.
+            give_up = not plan.survive_loss or not self._auto_reconnect or losses >= MAX_LOSSES_PER_REQUEST
+            if give_up or not self._await_new_link(generation):
+                raise lost
+            losses += 1
+            generation = self._generation
+            pending.error = None
+            pending.done.clear()
+            log.info("re-sending request after reconnect", request=message.TYPE.name, seq=pending.seq)
+
+    def _await_new_link(self, generation: int) -> bool:
+        """Wait until the reader has reopened the transport since ``generation``; False on give-up."""
+        with self._reconnected:
+            self._reconnected.wait_for(
+                lambda: self._closed.is_set() or (self._generation != generation and self._connected.is_set()),
+                timeout=self.timeouts.reconnect_give_up,
+            )
+            return not self._closed.is_set() and self._generation != generation and self._connected.is_set()
 
     def send(self, message: Message) -> None:
         """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down."""
@@ -131,6 +206,8 @@ class Link:
     def close(self) -> None:
         self._closed.set()
         self._connected.set()  # release waiters; requests then fail on the closed transport
+        with self._reconnected:
+            self._reconnected.notify_all()
         self._transport.close()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
@@ -207,7 +284,10 @@ class Link:
                 delay = min(delay * 2, self.timeouts.reconnect_max)
                 continue
             self.stats.reconnects += 1
-            self._connected.set()
+            with self._reconnected:
+                self._generation += 1
+                self._connected.set()
+                self._reconnected.notify_all()
             log.info("shoe link restored", port=self.url, attempts=attempts)
             self._notify(LinkRestored(attempts))
             return True

@@ -160,7 +160,59 @@ def test_a_lost_scan_answer_is_replayed_not_read_again() -> None:
         time.sleep(0.1)
         client.release_stub()
         assert [client.scan(0.5).card for _ in range(3)] == ["7c", "2h", "Td"]
-        assert transport.dropped == 1 and client.link.stats.retries >= 1
+        assert transport.dropped == 1 and client.link.stats.polls + client.link.stats.retries >= 1
+    finally:
+        client.close()
+        shoe.close()
+
+
+class _UnplugOnFirstReply(EmulatorTransport):
+    """A cable pulled just as the shoe answers: the first reply of each listed type never arrives.
+
+    The shoe acted on the request and stored its answer; the host only sees the link drop under it.
+    """
+
+    def __init__(self, shoe: EmulatedShoe, types: set[MsgType], pulled: list[MsgType] | None = None) -> None:
+        super().__init__(shoe)
+        self._deframer = Deframer()
+        self._types = types  # shared with the transports reopen() makes
+        self.pulled: list[MsgType] = [] if pulled is None else pulled
+
+    def reopen(self) -> _UnplugOnFirstReply:
+        return _UnplugOnFirstReply(self.shoe, self._types, self.pulled)
+
+    def read(self, timeout: float) -> bytes:
+        out = bytearray()
+        for item in self._deframer.feed(super().read(timeout)):
+            if isinstance(item, Frame):
+                kind = MsgType(item.msg_type)
+                if kind in self._types:
+                    self._types.discard(kind)
+                    self.pulled.append(kind)
+                    self.shoe.unplug()
+                    threading.Timer(0.3, self.shoe.replug).start()
+                    continue
+                out += encode_frame(item.version, item.msg_type, item.seq, item.payload)
+        return bytes(out)
+
+
+def test_requests_cut_by_an_unplug_are_replayed_after_the_reconnect() -> None:
+    """RELEASE_STUB and SCAN act on the mechanism: after a reconnect the host re-sends the same frame (same seq)
+    before anything else, so the shoe replays its answer instead of refusing a second release or reading the
+    next card (SPEC §4)."""
+    deck = ("As", "Kd", "7c", "2h", "Td", "9s")
+    shoe = EmulatedShoe(EmulatorConfig(deck=deck))
+    transport = _UnplugOnFirstReply(shoe, {MsgType.STUB_RELEASED, MsgType.SCAN_RESULT})
+    client = ShoeClient(transport, timeouts=FAST)
+    try:
+        client.connect()
+        client.dispense(2)
+        time.sleep(0.1)
+        assert client.release_stub() == 4
+        assert [client.scan(0.5).card for _ in range(3)] == ["7c", "2h", "Td"]
+        assert transport.pulled == [MsgType.STUB_RELEASED, MsgType.SCAN_RESULT]
+        assert client.link.stats.link_losses == 2 and client.link.stats.reconnects == 2
+        assert shoe.stats.replays >= 2
     finally:
         client.close()
         shoe.close()
