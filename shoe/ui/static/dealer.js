@@ -9,6 +9,7 @@
 
 import { api, ApiError, authHeaders, askToken, initToken, withAuth } from "./api.js";
 import { EventFeed } from "./events.js";
+import { statusChaser } from "./status.js";
 import { back, card, cents, h, handName, money, placeholder, streetName } from "./cards.js";
 
 initToken("dealer");
@@ -86,24 +87,8 @@ async function refreshStatus() {
   return statusBusy;
 }
 
-// The service re-reads the shoe's status every few seconds: until it has caught up with a fault event,
-// the banner comes from the event itself, and the status is read again each second.
-let chasing = null;
-function chaseStatus() {
-  if (chasing) return;
-  let tries = 0;
-  chasing = setInterval(async () => {
-    await refreshStatus();
-    const counter = S.health?.shoe?.status?.event_counter ?? 0;
-    for (const [code, e] of Object.entries(S.shoeEvents)) if (counter >= e.no) delete S.shoeEvents[code];
-    if (!Object.keys(S.shoeEvents).length || ++tries > 15) {
-      clearInterval(chasing);
-      chasing = null;
-      S.shoeEvents = {};
-      render();
-    }
-  }, 1000);
-}
+// Until the status has caught up with a fault event, the banner comes from the event (status.js).
+const chaseStatus = statusChaser(S, refreshStatus, render);
 
 function noteFirstToAct() {
   const v = S.view;

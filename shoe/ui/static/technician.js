@@ -4,6 +4,7 @@
 
 import { api, apiText, authHeaders, askToken, initToken, withAuth } from "./api.js";
 import { EventFeed } from "./events.js";
+import { statusChaser } from "./status.js";
 import { clock, h, money } from "./cards.js";
 
 initToken("technician");
@@ -50,6 +51,9 @@ function parseMetrics(text) {
   return out;
 }
 
+// Until the status has caught up with a fault event, the fault list follows the event (status.js).
+const chaseStatus = statusChaser(S, refreshStatus, render);
+
 const feed = new EventFeed({
   headers: authHeaders,
   resumeFrom: async () => {
@@ -71,25 +75,6 @@ const feed = new EventFeed({
     refreshSoon();
   },
 });
-
-// The service re-reads the shoe's status every few seconds: until it has caught up with a fault
-// event, the fault list follows the event, and the status is read again each second.
-let chasing = null;
-function chaseStatus() {
-  if (chasing) return;
-  let tries = 0;
-  chasing = setInterval(async () => {
-    await refreshStatus();
-    const counter = S.health?.shoe?.status?.event_counter ?? 0;
-    for (const [code, e] of Object.entries(S.shoeEvents)) if (counter >= e.no) delete S.shoeEvents[code];
-    if (!Object.keys(S.shoeEvents).length || ++tries > 15) {
-      clearInterval(chasing);
-      chasing = null;
-      S.shoeEvents = {};
-      render();
-    }
-  }, 1000);
-}
 
 function roundLive() {
   const round = S.health?.round;
