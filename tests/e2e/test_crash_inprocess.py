@@ -3,14 +3,14 @@ a power cut between two journal writes of one command cannot be timed from outsi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from shoe.journal import Journal, JournalError
+from shoe.journal import Journal
 from tests.e2e.support import FULL_DECK, deck
+from tests.service.powercut import Hit, power_cut_before
 
 
 def _service(tmp_path: Path, shoe: Any) -> Any:
@@ -25,25 +25,6 @@ def _service(tmp_path: Path, shoe: Any) -> Any:
     return service
 
 
-def _cut_power_at(monkeypatch: pytest.MonkeyPatch, hit: Callable[[str, Mapping[str, Any]], bool]) -> None:
-    """The next journal write that ``hit`` matches never happens: the power went just before it."""
-    from shoe.service.owner import Owner
-
-    original = Owner.append
-    armed = [True]
-
-    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
-        if armed[0] and hit(kind, data):
-            armed[0] = False
-            owner.killed = True
-            if owner.journal is not None:
-                owner.journal.close()
-            raise JournalError("power cut")
-        return original(owner, kind, data, round_id)
-
-    monkeypatch.setattr(Owner, "append", append)
-
-
 def _ny_round_to(service: Any, last: str) -> None:
     from shoe.service import Role, ServiceError
 
@@ -55,46 +36,45 @@ def _ny_round_to(service: Any, last: str) -> None:
         except ServiceError as exc:
             assert (action, exc.code) == (last, "journal-error"), exc
             return
+    raise AssertionError(f"the power cut during {last!r} never happened: the test would prove nothing")
 
 
-def test_a_stack_recovered_after_its_cards_were_journaled_is_not_journaled_twice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@contextmanager
+def _restarted_after_power_cut(tmp_path: Path, shoe: Any, last: str, hit: Hit) -> Iterator[Any]:
+    """Play the NY round up to ``last`` with the power going before the first journal write that ``hit``
+    matches, kill the service, and yield a new one on the same journal and shoe; then stop it, close the shoe."""
+    with power_cut_before(hit):
+        first = _service(tmp_path, shoe)
+        _ny_round_to(first, last)
+        first.kill()
+    second = _service(tmp_path, shoe)
+    try:
+        yield second
+    finally:
+        second.stop()
+        shoe.close()
+
+
+def test_a_stack_recovered_after_its_cards_were_journaled_is_not_journaled_twice(tmp_path: Path) -> None:
     from drivers.emulator import EmulatedShoe, EmulatorConfig
 
     shoe = EmulatedShoe(EmulatorConfig(deck=deck("As", "Ad", "Kh", "Kd")))
-    _cut_power_at(monkeypatch, lambda kind, data: data.get("action") == "stack-dealt" and data.get("dispense_id") == 2)
-    first = _service(tmp_path, shoe)
-    _ny_round_to(first, "deal")
-    first.kill()
-    monkeypatch.undo()
-    second = _service(tmp_path, shoe)
-    try:
+    with _restarted_after_power_cut(
+        tmp_path, shoe, "deal", lambda kind, data: data.get("action") == "stack-dealt" and data.get("dispense_id") == 2
+    ):
         with Journal.open(tmp_path / "journal.sqlite") as journal:
             cards = [e.data["card"] for e in journal.entries(kinds=("card",))]
         assert shoe.stats.cards_moved == 4
         assert cards == ["As", "Ad", "Kh", "Kd"], cards
-    finally:
-        second.stop()
-        shoe.close()
 
 
-def test_a_restart_between_the_stub_count_and_the_community_cards_carries_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_restart_between_the_stub_count_and_the_community_cards_carries_on(tmp_path: Path) -> None:
     from drivers.emulator import EmulatedShoe, EmulatorConfig
     from shoe.service import Role
 
     shoe = EmulatedShoe(EmulatorConfig(deck=FULL_DECK))
-    _cut_power_at(monkeypatch, lambda kind, data: data.get("action") == "community-dealt")
-    first = _service(tmp_path, shoe)
-    _ny_round_to(first, "release-stub")
-    first.kill()
-    monkeypatch.undo()
-    second = _service(tmp_path, shoe)
-    try:
+    with _restarted_after_power_cut(
+        tmp_path, shoe, "release-stub", lambda kind, data: data.get("action") == "community-dealt"
+    ) as second:
         view = second.round_view(Role.OBSERVER)
         assert view is not None and view["state"] == "third-street" and view["next_to_decide"] == 1, view
-    finally:
-        second.stop()
-        shoe.close()

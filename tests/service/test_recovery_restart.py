@@ -13,10 +13,10 @@ from drivers.client import ShoeClient
 from drivers.emu_transport import EmulatorTransport
 from drivers.errors import ShoeProtocolError
 from protocols.codes import NakCode
-from shoe.journal import Journal, JournalError
-from shoe.service import ServiceError
-from shoe.service.owner import Owner
+from shoe.journal import Journal
+from shoe.service import TableService
 from tests.service.conftest import FAST, OBS, D, Table, finish_streets
+from tests.service.powercut import card_of_stack, cut_power_during, decision, stack_ordered
 from tests.service.recovery_support import OPEN, irregularities, pty_table_at, state_of
 
 
@@ -48,44 +48,21 @@ def test_restart_between_actions_resumes_the_round(pty_table: Table) -> None:
         assert journal.verify().ok
 
 
-class PowerCut:
-    """Cuts the power in the middle of a deal: right after the shoe dispensed stack ``at``, before the
-    journal has any of its cards."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, at: int, *, before_dispense: bool = False) -> None:
-        self.armed = True
-        original = Owner.append
-
-        def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
-            hit = (
-                data.get("action") == "stack-for-seat" and data.get("number") == at
-                if before_dispense
-                else kind == "card" and data.get("dispense_id") == at
-            )
-            if self.armed and hit:
-                self.armed = False
-                owner.killed = True
-                if owner.journal is not None:
-                    owner.journal.close()
-                raise JournalError("power cut")
-            return original(owner, kind, data, round_id)
-
-        monkeypatch.setattr(Owner, "append", append)
+def _start_round(table: Table, *then: str) -> TableService:
+    """Start a service on ``table``, open the round of ``OPEN``, then submit each action of ``then``."""
+    service = table.start()
+    service.submit("open-round", OPEN, D)
+    for action in then:
+        service.submit(action, {}, D)
+    return service
 
 
 @pytest.mark.parametrize("before_dispense", [False, True])
-def test_power_cut_mid_deal_deals_no_card_twice(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch, before_dispense: bool
-) -> None:
+def test_power_cut_mid_deal_deals_no_card_twice(table_factory: Callable[..., Table], before_dispense: bool) -> None:
     table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    PowerCut(monkeypatch, 2, before_dispense=before_dispense)
-    with pytest.raises(ServiceError) as cut:
-        first.submit("deal", {}, D)
-    assert cut.value.code == "journal-error"
-    first.kill()
+    first = _start_round(table, "no-more-bets")
+    cut = cut_power_during(first, "deal", stack_ordered(2) if before_dispense else card_of_stack(2))
+    assert cut.code == "journal-error"
     moved = table.shoe.stats.cards_moved
     assert moved == (2 if before_dispense else 4)
 
@@ -102,29 +79,13 @@ def test_power_cut_mid_deal_deals_no_card_twice(
     assert sorted(set(cards)) == [(1, 1), (2, 2), (4, 3)]
 
 
-def test_power_cut_between_a_stacks_cards_recovers_the_rest_of_it_once(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_power_cut_between_a_stacks_cards_recovers_the_rest_of_it_once(table_factory: Callable[..., Table]) -> None:
     """The power goes after the first card entry of stack 2: the restart journals only its second card."""
     table = table_factory("As", "Ad", "Kh", "Kd")
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    original = Owner.append
-
-    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
-        if kind == "card" and (data.get("dispense_id"), data.get("position")) == (2, 2):
-            owner.killed = True
-            if owner.journal is not None:
-                owner.journal.close()
-            raise JournalError("power cut")
-        return original(owner, kind, data, round_id)
-
-    monkeypatch.setattr(Owner, "append", append)
-    with pytest.raises(ServiceError):
-        first.submit("deal", {}, D)
-    first.kill()
-    monkeypatch.undo()
+    first = _start_round(table, "no-more-bets")
+    cut_power_during(
+        first, "deal", lambda kind, data: kind == "card" and (data.get("dispense_id"), data.get("position")) == (2, 2)
+    )
     second = table.start()
     assert state_of(second) == "dealing-stacks"
     cards = [(e.data["dispense_id"], e.data["position"], e.data["index"], e.data["card"])
@@ -138,16 +99,10 @@ def test_power_cut_between_a_stacks_cards_recovers_the_rest_of_it_once(
 
 
 def test_restart_after_the_shoe_rebooted_recovers_the_stack_from_its_stored_result(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+    table_factory: Callable[..., Table],
 ) -> None:
     table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    PowerCut(monkeypatch, 2)
-    with pytest.raises(ServiceError):
-        first.submit("deal", {}, D)
-    first.kill()
+    cut_power_during(_start_round(table, "no-more-bets"), "deal", card_of_stack(2))
     table.shoe.power_cycle()  # the event log is gone; QUERY_DISPENSE still answers from non-volatile memory
     second = table.start()
     assert state_of(second) == "dealing-stacks"
@@ -162,14 +117,7 @@ def test_restart_after_the_shoe_lost_its_log_and_cannot_report_the_stack_voids_t
     table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    PowerCut(monkeypatch, 2)
-    with pytest.raises(ServiceError):
-        first.submit("deal", {}, D)
-    first.kill()
-    monkeypatch.undo()
+    cut_power_during(_start_round(table, "no-more-bets"), "deal", card_of_stack(2))
 
     def no_stored_result(client: ShoeClient, dispense_id: int) -> Any:
         raise ShoeProtocolError("QUERY_DISPENSE refused: NOT_SUPPORTED", nak=NakCode.NOT_SUPPORTED)
@@ -182,17 +130,9 @@ def test_restart_after_the_shoe_lost_its_log_and_cannot_report_the_stack_voids_t
     assert closed["outcome"] == "void" and closed["cause"] == "shoe-link-unreconciled" and closed["returned"] == 2000
 
 
-def test_restart_after_stacks_the_journal_never_recorded_voids_the_round(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_restart_after_stacks_the_journal_never_recorded_voids_the_round(table_factory: Callable[..., Table]) -> None:
     table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    PowerCut(monkeypatch, 2)
-    with pytest.raises(ServiceError):
-        first.submit("deal", {}, D)
-    first.kill()
+    cut_power_during(_start_round(table, "no-more-bets"), "deal", card_of_stack(2))
     with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST) as other:
         other.dispense(2)  # someone else's stack: the shoe is now two ahead of the journal
     second = table.start()
@@ -202,36 +142,9 @@ def test_restart_after_stacks_the_journal_never_recorded_voids_the_round(
     assert table.entries(kinds=("round-closed",))[-1].data["returned"] == 2000
 
 
-def _cut_before(monkeypatch: pytest.MonkeyPatch, action: str) -> None:
-    """The power goes just before the journal entry of decision ``action``."""
-    original = Owner.append
-    armed = [True]
-
-    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
-        if armed[0] and kind == "decision" and data.get("action") == action:
-            armed[0] = False
-            owner.killed = True
-            if owner.journal is not None:
-                owner.journal.close()
-            raise JournalError("power cut")
-        return original(owner, kind, data, round_id)
-
-    monkeypatch.setattr(Owner, "append", append)
-
-
-def test_restart_between_the_stub_count_and_the_community_cards_deals_them(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_restart_between_the_stub_count_and_the_community_cards_deals_them(table_factory: Callable[..., Table]) -> None:
     table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    first.submit("deal", {}, D)
-    _cut_before(monkeypatch, "community-dealt")
-    with pytest.raises(ServiceError):
-        first.submit("release-stub", {}, D)
-    first.kill()
-    monkeypatch.undo()
+    cut_power_during(_start_round(table, "no-more-bets", "deal"), "release-stub", decision("community-dealt"))
     second = table.start()
     assert state_of(second) == "third-street"
     steps = [e.data["action"] for e in table.entries(kinds=("decision",))]
@@ -241,20 +154,12 @@ def test_restart_between_the_stub_count_and_the_community_cards_deals_them(
 
 
 def test_restart_after_the_shoe_released_the_stub_unjournaled_records_its_count(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+    table_factory: Callable[..., Table],
 ) -> None:
     """The shoe presented the stub, the power went before the journal had the count: the shoe counted 52
     when the round opened and every card it dispensed since is journaled, so the count is 52 - 6."""
     table = table_factory()
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    first.submit("deal", {}, D)
-    _cut_before(monkeypatch, "release-stub")
-    with pytest.raises(ServiceError):
-        first.submit("release-stub", {}, D)
-    first.kill()
-    monkeypatch.undo()
+    cut_power_during(_start_round(table, "no-more-bets", "deal"), "release-stub", decision("release-stub"))
     second = table.start()
     assert state_of(second) == "third-street"
     stub = [e.data for e in table.entries(kinds=("decision",)) if e.data["action"] == "release-stub"]
@@ -266,18 +171,10 @@ def test_restart_after_the_shoe_released_the_stub_unjournaled_records_its_count(
 
 
 def test_a_stub_released_unjournaled_by_a_shoe_that_cannot_count_voids_the_round(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+    table_factory: Callable[..., Table],
 ) -> None:
     table = table_factory(count_known=False)
-    first = table.start()
-    first.submit("open-round", OPEN, D)
-    first.submit("no-more-bets", {}, D)
-    first.submit("deal", {}, D)
-    _cut_before(monkeypatch, "release-stub")
-    with pytest.raises(ServiceError):
-        first.submit("release-stub", {}, D)
-    first.kill()
-    monkeypatch.undo()
+    cut_power_during(_start_round(table, "no-more-bets", "deal"), "release-stub", decision("release-stub"))
     second = table.start()
     assert state_of(second) == "misdeal"
     void = [e.data for e in table.entries(kinds=("irregularity",)) if e.data["action"] == "void"][-1]
@@ -286,27 +183,13 @@ def test_a_stub_released_unjournaled_by_a_shoe_that_cannot_count_voids_the_round
 
 
 def test_stud_power_cut_between_an_unreadable_card_and_the_void_journals_the_card_once(
-    table_factory: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+    table_factory: Callable[..., Table],
 ) -> None:
     table = table_factory(unreadable_at=(3,))
     first = table.start()
     first.submit("open-round", {"game": "seven-card-stud", "seats": [1, 2],
                                 "table": {"bring_in": 50, "small_bet": 100, "big_bet": 200}}, D)  # fmt: skip
-    original = Owner.append
-
-    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
-        if kind == "irregularity" and data.get("action") == "void":
-            owner.killed = True
-            if owner.journal is not None:
-                owner.journal.close()
-            raise JournalError("power cut")
-        return original(owner, kind, data, round_id)
-
-    monkeypatch.setattr(Owner, "append", append)
-    with pytest.raises(ServiceError):
-        first.submit("deal", {}, D)
-    first.kill()
-    monkeypatch.undo()
+    cut_power_during(first, "deal", lambda kind, data: kind == "irregularity" and data.get("action") == "void")
     second = table.start()
     assert state_of(second) == "void"
     cards = [(e.data["dispense_id"], e.data["status"]) for e in table.entries(kinds=("card",))]
