@@ -152,8 +152,17 @@ class ShoeClient:
         self._call(m.ClearFault(int(code) if code else 0), m.Ok)
 
     def reset(self) -> None:
-        """Reboot the shoe and resynchronise with its new boot."""
-        self._call(m.Reset(), m.Ok)
+        """Reboot the shoe and resynchronise with its new boot.
+
+        RESET is never re-sent after a lost link: a reboot forgets the stored reply (SPEC §4), so a copy
+        would reboot the shoe again. A link that drops under it is most likely the reboot itself.
+        """
+        try:
+            self._call(m.Reset(), m.Ok, survive_loss=False)
+        except ShoeIOError as exc:
+            log.warning("link dropped under RESET; resynchronising to see whether the shoe rebooted", error=str(exc))
+            if not self._await_link():
+                raise
         self._needs_resync = True
         self.resync()
 

@@ -60,6 +60,7 @@ class EmulatorStats:
     dispenses_started: int = 0
     replays: int = 0  # stored responses re-sent for a repeated request (§4)
     dispense_replays: int = 0  # stored dispense results reported (§6 rule 4)
+    resets: int = 0  # reboots ordered by RESET
     frames_in: int = 0
     frames_in_bad: int = 0  # discarded silently: COBS, length, CRC, oversize
     naks: int = 0

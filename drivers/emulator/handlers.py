@@ -138,6 +138,7 @@ class ShoeHandlers:
             case m.ClearFault():
                 return self._clear_fault(request.code)
             case m.Reset():
+                self._count["resets"] += 1
                 self._after.append(lambda: self._reboot(keep_line=True))
                 return m.Ok()
         raise RequestError(NakCode.NOT_SUPPORTED, f"{type(request).__name__} is not supported")
