@@ -154,15 +154,21 @@ class ShoeClient:
     def reset(self) -> None:
         """Reboot the shoe and resynchronise with its new boot.
 
-        RESET is never re-sent after a lost link: a reboot forgets the stored reply (SPEC §4), so a copy
-        would reboot the shoe again. A link that drops under it is most likely the reboot itself.
+        RESET is sent once, never re-sent (SPEC §4): a reboot forgets the stored reply, so a copy would
+        reboot the shoe again. Without an answer (lost, or the link dropped as the shoe rebooted) the boot
+        id read back tells whether it happened.
         """
+        before = self.identity.boot_id if self.identity else None
         try:
-            self._call(m.Reset(), m.Ok, survive_loss=False)
-        except ShoeIOError as exc:
-            log.warning("link dropped under RESET; resynchronising to see whether the shoe rebooted", error=str(exc))
+            self._call(m.Reset(), m.Ok, retries=0, survive_loss=False)
+        except (ShoeIOError, ShoeTimeout) as exc:
+            log.warning("no answer to RESET; reading the boot id to see whether the shoe rebooted", error=str(exc))
             if not self._await_link():
                 raise
+            self._needs_resync = True
+            if self.resync().boot_id == before:
+                raise ShoeTimeout("the shoe did not answer RESET and did not reboot; send it again") from exc
+            return
         self._needs_resync = True
         self.resync()
 

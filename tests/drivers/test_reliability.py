@@ -129,19 +129,21 @@ def test_power_cycle_mid_round_keeps_dispense_results(rig_factory: Factory) -> N
     assert rig.shoe.stats.cards_moved == 4
 
 
-class _DropFirstScanResult(EmulatorTransport):
-    """A line that loses the shoe's first SCAN_RESULT frame (a manipulator hook on the in-process link)."""
+class _DropFirstReply(EmulatorTransport):
+    """A line that loses the shoe's first frame of each listed type (a manipulator hook on the in-process link)."""
 
-    def __init__(self, shoe: EmulatedShoe) -> None:
+    def __init__(self, shoe: EmulatedShoe, types: set[MsgType]) -> None:
         super().__init__(shoe)
         self._deframer = Deframer()
+        self._types = set(types)
         self.dropped = 0
 
     def read(self, timeout: float) -> bytes:
         out = bytearray()
         for item in self._deframer.feed(super().read(timeout)):
             if isinstance(item, Frame):
-                if item.msg_type == MsgType.SCAN_RESULT and not self.dropped:
+                if item.msg_type in self._types:
+                    self._types.discard(MsgType(item.msg_type))
                     self.dropped += 1
                     continue
                 out += encode_frame(item.version, item.msg_type, item.seq, item.payload)
@@ -152,7 +154,7 @@ def test_a_lost_scan_answer_is_replayed_not_read_again() -> None:
     """SCAN moves a card past the reader: a lost answer must be recovered by replay (same seq), or a card is lost."""
     deck = ("As", "Kd", "7c", "2h", "Td", "9s")
     shoe = EmulatedShoe(EmulatorConfig(deck=deck))
-    transport = _DropFirstScanResult(shoe)
+    transport = _DropFirstReply(shoe, {MsgType.SCAN_RESULT})
     client = ShoeClient(transport, timeouts=FAST)
     try:
         client.connect()
@@ -229,6 +231,21 @@ def test_a_reset_whose_answer_is_lost_with_the_link_is_not_sent_again() -> None:
         client.reset()
         assert transport.pulled == [MsgType.OK]
         assert shoe.stats.resets == 1
+        assert client.identity is not None and client.identity.boot_id != boot
+    finally:
+        client.close()
+        shoe.close()
+
+
+def test_a_reset_whose_answer_is_lost_on_the_line_is_not_sent_again() -> None:
+    shoe = EmulatedShoe(EmulatorConfig(deck=("As", "Kd", "7c", "2h")))
+    transport = _DropFirstReply(shoe, {MsgType.OK})
+    client = ShoeClient(transport, timeouts=FAST)
+    try:
+        client.connect()
+        boot = client.identity.boot_id if client.identity else None
+        client.reset()
+        assert transport.dropped == 1 and shoe.stats.resets == 1
         assert client.identity is not None and client.identity.boot_id != boot
     finally:
         client.close()
