@@ -45,5 +45,8 @@ def configure(level: str = "warning", *, json_lines: bool | None = None, stream:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("transitions", "usb", "serial"):
+    for noisy in ("usb", "serial"):
         logging.getLogger(noisy).setLevel(max(root.level, logging.INFO))
+    # transitions logs every state's enter and exit callbacks at INFO (~40 lines a round), which our own
+    # "action accepted" entries already say: only with --log-level debug.
+    logging.getLogger("transitions").setLevel(logging.DEBUG if root.level <= logging.DEBUG else logging.WARNING)

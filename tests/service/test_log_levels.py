@@ -1,0 +1,33 @@
+"""The operational log's levels: library chatter stays out of an INFO log (shoe/logsetup.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from transitions import Machine
+
+from shoe import logsetup
+
+
+def _run_a_machine() -> None:
+    class Door:
+        pass
+
+    door = Door()
+    Machine(model=door, states=["shut", "open"], transitions=[["open_door", "shut", "open"]], initial="shut")
+    door.open_door()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("level", "expect_callbacks"), [("info", False), ("warning", False), ("debug", True)])
+def test_transitions_state_callbacks_are_logged_only_at_debug(level: str, expect_callbacks: bool) -> None:
+    log = io.StringIO()
+    try:
+        logsetup.configure(level, json_lines=True, stream=log)
+        _run_a_machine()
+    finally:
+        logsetup.configure("warning")
+    events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
+    callbacks = [e for e in events if "callbacks" in e]
+    assert bool(callbacks) is expect_callbacks, events
