@@ -50,6 +50,13 @@ class Http:
             raise HttpError(f"POST {path}: {status} {data[:300]!r}")
         return dict(json.loads(data))
 
+    def request_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        """The status and the decoded JSON body, whatever the status (an API error is a JSON envelope)."""
+        payload = json.dumps(body or {}).encode() if method != "GET" else None
+        headers = {"Content-Type": "application/json"} if payload is not None else {}
+        status, data = self._request(method, path, payload, headers)
+        return status, json.loads(data) if data else {}
+
     def get(self, path: str) -> bytes:
         status, data = self._request("GET", path, None, {})
         if status >= 300:

@@ -184,14 +184,26 @@ class _Child:
 class EmulatorProcess(_Child):
     """The instant emulated shoe on a pty (symlink ``link``), in its own process."""
 
-    def __init__(self, link: Path, log: Path, seed: int = 1) -> None:
-        super().__init__(["emulate", "--link", str(link), "--seed", str(seed)], log)
+    def __init__(self, link: Path, log: Path, seed: int = 1, *options: str) -> None:
+        """``options``: more of the child's flags (``--deck``, ``--corrupt-rate``, ``--replug-max-s`` ...)."""
+        super().__init__(["emulate", "--link", str(link), "--seed", str(seed), *options], log)
         self.link = link
 
-    def load(self) -> None:
-        """The dealer loads a fresh (shuffled) deck."""
-        if (answer := self.command("load")) != "ok":
+    def load(self, deck: Sequence[str] = ()) -> None:
+        """The dealer loads ``deck`` (top first), or a fresh shuffled one. ValueError: cards still in the shoe."""
+        if (answer := self.command(f"load {','.join(deck)}".rstrip())) != "ok":
+            if "ValueError" in answer:
+                raise ValueError(answer)
             raise RuntimeError(f"emulator: load: {answer}")
+
+    def unplug(self) -> None:
+        """Pull the cable; the child plugs it back in after a random 0.05..replug-max-s seconds."""
+        if (answer := self.command("unplug")) != "ok":
+            raise RuntimeError(f"emulator: unplug: {answer}")
+
+    def stats(self) -> dict[str, Any]:
+        """The emulated mechanism's and line's counts, and every intact CARD_READ written (``reads_sent_intact``)."""
+        return dict(json.loads(self.command("stats", timeout=60.0)))
 
     def stamps(self) -> dict[int, list[float]]:
         """``time.monotonic()`` just after each CARD_READ frame was written to the pty, by dispense id."""
@@ -212,16 +224,16 @@ class InprocServer(_Child):
 
 
 class ShoedProcess:
-    """``shoed --port PORT --journal JOURNAL --http 127.0.0.1:0``; its log lines go to ``log``."""
+    """``shoed --port PORT --journal JOURNAL --http 127.0.0.1:0 [--config FILE]``; its log lines go to ``log``."""
 
-    def __init__(self, port: str, journal: Path, log: Path) -> None:
+    def __init__(self, port: str, journal: Path, log: Path, config: Path | None = None) -> None:
         self.log = log
         self._log_file: IO[str] = log.open("a")
         self._ready = threading.Event()
         self.url = ""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "shoe.service.main", "--port", port, "--journal", str(journal),
-             "--http", "127.0.0.1:0", "--log-level", "info"],
+             "--http", "127.0.0.1:0", "--log-level", "info", *(["--config", str(config)] if config else [])],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=self._log_file,
@@ -279,6 +291,7 @@ class StampingPtyServer(PtyServer):
 
     def __init__(self, shoe: EmulatedShoe, link: str | None = None) -> None:
         self.stamps: dict[int, list[float]] = {}
+        self.reads: set[tuple[int, int]] = set()  # (dispense id, position) of every intact CARD_READ written
         self._deframer = Deframer()
         super().__init__(shoe, link)
 
@@ -291,6 +304,7 @@ class StampingPtyServer(PtyServer):
             with contextlib.suppress(Exception):
                 message = codec.decode(frame)
                 if isinstance(message, m.CardReadEvent):
+                    self.reads.add((message.dispense_id, message.position))
                     times = self.stamps.setdefault(message.dispense_id, [])
                     if len(times) < message.position:  # a re-sent frame keeps its first time
                         times.append(now)
@@ -301,14 +315,15 @@ def _deck(rng: random.Random) -> list[str]:
     return rng.sample(ALL_CODES, len(ALL_CODES))
 
 
-def _serve_commands(commands: dict[str, Callable[[], str]]) -> None:
-    print(json.dumps({"pid": os.getpid(), **json.loads(commands["info"]())}), flush=True)
+def _serve_commands(commands: dict[str, Callable[[str], str]]) -> None:
+    """Answer ``NAME [ARGUMENT]`` lines on stdin, one line each, until ``quit`` or end of input."""
+    print(json.dumps({"pid": os.getpid(), **json.loads(commands["info"](""))}), flush=True)
     for line in sys.stdin:
-        name = line.strip()
+        name, _, argument = line.strip().partition(" ")
         if name == "quit":
             return
         try:
-            answer = commands[name]()
+            answer = commands[name](argument)
         except Exception as exc:
             answer = f"error: {exc!r}"
         print(answer, flush=True)
@@ -316,18 +331,39 @@ def _serve_commands(commands: dict[str, Callable[[], str]]) -> None:
 
 def _emulate(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
-    shoe = EmulatedShoe(EmulatorConfig(deck=tuple(_deck(rng))))
+    first = tuple(args.deck.split(",")) if args.deck else tuple(_deck(rng))
+    shoe = EmulatedShoe(EmulatorConfig(deck=first, corrupt_rate=args.corrupt_rate, event_resend_s=args.event_resend_s))
     server = StampingPtyServer(shoe, link=args.link)
+    unplugs = 0
 
-    def load() -> str:
-        shoe.load(_deck(rng))
+    def load(codes: str) -> str:
+        shoe.load(codes.split(",") if codes else _deck(rng))
         return "ok"
+
+    def unplug(_: str) -> str:
+        """The cable is pulled now and back after 0.05..--replug-max-s seconds (answered at once)."""
+        nonlocal unplugs
+        shoe.unplug()
+        unplugs += 1
+        threading.Timer(rng.uniform(0.05, args.replug_max_s), shoe.replug).start()
+        return "ok"
+
+    def stats(_: str) -> str:
+        figures = shoe.stats
+        return json.dumps({
+            "cards_moved": figures.cards_moved, "bytes_corrupted": figures.bytes_corrupted,
+            "frames_in_bad": figures.frames_in_bad, "events_resent": figures.events_resent,
+            "replays": figures.replays, "dispense_replays": figures.dispense_replays, "unplugs": unplugs,
+            "reads_sent_intact": sorted(server.reads),
+        })  # fmt: skip
 
     try:
         _serve_commands({
-            "info": lambda: json.dumps({"pty": server.path, "link": args.link}),
+            "info": lambda _: json.dumps({"pty": server.path, "link": args.link}),
             "load": load,
-            "stamps": lambda: json.dumps(dict(server.stamps)),
+            "unplug": unplug,
+            "stats": stats,
+            "stamps": lambda _: json.dumps(dict(server.stamps)),
         })  # fmt: skip
     finally:
         server.close()
@@ -346,12 +382,12 @@ def _serve_emu(args: argparse.Namespace) -> None:
     service.start()
     api = serve(service, config)
 
-    def load() -> str:
+    def load(_: str) -> str:
         shoe.load(_deck(rng))
         return "ok"
 
     try:
-        _serve_commands({"info": lambda: json.dumps({"http": api.url}), "load": load})
+        _serve_commands({"info": lambda _: json.dumps({"http": api.url}), "load": load})
     finally:
         api.stop()
         service.stop()
@@ -364,6 +400,10 @@ def child_main(argv: Sequence[str] | None = None) -> None:
     p = sub.add_parser("emulate", help="the instant emulated shoe on a pty, stamping CARD_READ frames")
     p.add_argument("--link", required=True)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--deck", default="", help="the first deck, codes separated by commas (default: seeded)")
+    p.add_argument("--corrupt-rate", type=float, default=0.0)
+    p.add_argument("--event-resend-s", type=float, default=0.2)
+    p.add_argument("--replug-max-s", type=float, default=0.5)
     p = sub.add_parser("serve-emu", help="the table service and its API with an in-process emulated shoe")
     p.add_argument("--journal", required=True)
     p.add_argument("--seed", type=int, default=1)

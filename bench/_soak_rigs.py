@@ -1,0 +1,294 @@
+"""The two rigs ``bench/soak`` plays its rounds on: the table service in this process, or the real ``shoed``.
+
+Both put the same emulated shoe on a pseudo-terminal (reached through pyserial, as a real serial shoe is),
+corrupt ``corrupt_rate`` of its bytes both ways, and pull its cable at random. What differs:
+
+- :class:`InprocRig`: ``TableService`` (the object ``shoed`` runs) and the shoe in this process; the dealer
+  calls ``submit`` directly. A sniffer on the host's side of the link notes every CARD_READ that arrives
+  intact. ``--link emu`` skips the pty.
+- :class:`ShoedRig`: ``python -m shoe.service.main`` (``shoed``) in its own process with a TOML config, the
+  shoe in another (``bench/_shoed.py emulate``), the dealer on the HTTP API (``/v1``) over one keep-alive
+  connection. The shoe's process notes every CARD_READ frame it wrote intact; RSS is ``shoed``'s own.
+
+Either way the dealer sees a :class:`Table`: ``submit`` raises ``ServiceError`` with the service's code.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from bench._probes import Http
+from bench._shoed import EmulatorProcess, ShoedProcess, rss_kib
+from drivers.emu_transport import EmulatorTransport
+from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
+from drivers.timeouts import LinkTimeouts
+from drivers.transport import Transport, open_transport
+from protocols import codec
+from protocols import messages as m
+from protocols.framing import Deframer, Frame
+from shoe.service import Role, ServiceConfig, ServiceError, TableService
+
+EVENT_RESEND_S = 0.05
+
+
+class Table(Protocol):
+    """What the soak's dealer plays on."""
+
+    def submit(self, action: str, params: Mapping[str, Any]) -> dict[str, Any]: ...
+    def round_view(self) -> dict[str, Any] | None: ...
+    def load(self, deck: list[str]) -> None:
+        """Load a deck into the shoe; ValueError while cards are still in it."""
+
+
+@dataclass
+class Settings:
+    seed: int
+    corrupt_rate: float
+    unplug_every_s: float
+    replug_max_s: float
+    timeouts: LinkTimeouts
+    workdir: Path
+    journal: Path
+    first_deck: list[str]
+
+
+@dataclass
+class Finish:
+    """What a rig knows at the end, besides the journal."""
+
+    cards_moved: int
+    reads_sent_intact: set[tuple[int, int]]
+    line: dict[str, int]
+    unplugs: int
+    counters: dict[str, float]
+    rss_end_mb: float
+    rss_peak_mb: float
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class Unplugger(threading.Thread):
+    """Pulls the cable at random (exponential intervals of mean ``every_s``); ``pull`` also puts it back."""
+
+    def __init__(self, pull: Callable[[], None], every_s: float, rng: random.Random) -> None:
+        super().__init__(name="soak-unplugger", daemon=True)
+        self.pull, self.every_s, self.rng = pull, every_s, rng
+        self.stopping = threading.Event()
+        self.count = 0
+
+    def run(self) -> None:
+        while not self.stopping.wait(self.rng.expovariate(1 / self.every_s)):
+            self.pull()
+            self.count += 1
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.is_alive():
+            self.join()
+
+
+def _own_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# -- in this process ------------------------------------------------------------------------------------
+
+
+class Sniffer(Transport):
+    """The host's side of the link, unchanged, noting every CARD_READ event that arrives intact."""
+
+    def __init__(self, inner: Transport, seen: set[tuple[int, int]]) -> None:
+        self.inner = inner
+        self.url = inner.url
+        self.seen = seen
+        self._deframer = Deframer()
+
+    def write(self, data: bytes) -> None:
+        self.inner.write(data)
+
+    def read(self, timeout: float) -> bytes:
+        data = self.inner.read(timeout)
+        for item in self._deframer.feed(data) if data else ():
+            if isinstance(item, Frame):
+                try:
+                    message = codec.decode(item)
+                except codec.MessageError:
+                    continue
+                if isinstance(message, m.CardReadEvent):
+                    self.seen.add((message.dispense_id, message.position))
+        return data
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def reopen(self) -> Transport:
+        return Sniffer(self.inner.reopen(), self.seen)
+
+
+class InprocRig:
+    """``TableService`` and the emulated shoe in this process; ``link`` is ``pty`` or ``emu``."""
+
+    def __init__(self, settings: Settings, link: str) -> None:
+        self.settings = settings
+        config = EmulatorConfig(seed=settings.seed, deck=tuple(settings.first_deck),
+                                corrupt_rate=settings.corrupt_rate, event_resend_s=EVENT_RESEND_S)  # fmt: skip
+        self.shoe = EmulatedShoe(config)
+        self.seen: set[tuple[int, int]] = set()
+        self.server = None
+        factory: Callable[[], Transport]
+        if link == "pty":
+            self.server = serve_pty(self.shoe, link=str(settings.workdir / "shoe0"))
+            port = str(settings.workdir / "shoe0")
+            factory = lambda: Sniffer(open_transport(port), self.seen)  # noqa: E731
+        else:
+            port = "emu://"
+            factory = lambda: Sniffer(EmulatorTransport(self.shoe), self.seen)  # noqa: E731
+        service_config = ServiceConfig(shoe_port=port, journal=settings.journal, timeouts=settings.timeouts,
+                               take_timeout=10.0, submit_timeout=60.0, table="soak")  # fmt: skip
+        self.service = TableService(service_config, transport_factory=factory)
+        self.service.start()
+        self.unplugger = Unplugger(self._pull, settings.unplug_every_s, random.Random(settings.seed + 1))
+
+    def _pull(self) -> None:
+        self.shoe.unplug()
+        time.sleep(self.unplugger.rng.uniform(0.05, self.settings.replug_max_s))
+        self.shoe.replug()
+
+    def submit(self, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        return self.service.submit(action, params, Role.DEALER)
+
+    def round_view(self) -> dict[str, Any] | None:
+        return self.service.round_view(Role.DEALER)
+
+    def load(self, deck: list[str]) -> None:
+        self.shoe.load(deck)
+
+    def rss_mb(self) -> float:
+        return _own_rss_mb()
+
+    def finish(self) -> Finish:
+        """Stop the unplugs and the service (the journal is closed); the shoe stays open for its figures."""
+        self.unplugger.stop()
+        self.shoe.replug()
+        rss_end = _own_rss_mb()
+        # The kernel updates its high-water mark lazily: never below "now".
+        rss_peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, rss_end)
+        counters = self.service.metrics_snapshot().get("counters", {})
+        self.service.stop()
+        if self.server is not None:
+            self.server.close()
+        stats = self.shoe.stats
+        self.shoe.close()
+        line = {"bytes_corrupted": stats.bytes_corrupted, "frames_in_bad": stats.frames_in_bad,
+                "events_resent": stats.events_resent, "replays": stats.replays,
+                "dispense_replays": stats.dispense_replays}  # fmt: skip
+        notes = {"dispenses_started": stats.dispenses_started, "rss_of": "this process (service, shoe, dealer)"}
+        return Finish(stats.cards_moved, set(self.seen), line, self.unplugger.count, dict(counters), rss_end, rss_peak,
+                      notes)  # fmt: skip
+
+
+# -- shoed in its own process ---------------------------------------------------------------------------
+
+ROUTES = {
+    "open-round": "/v1/rounds",
+    "no-more-bets": "/v1/round/no-more-bets",
+    "deal": "/v1/round/deal",
+    "release-stub": "/v1/round/release-stub",
+    "decide": "/v1/round/decisions",
+    "reveal": "/v1/round/reveal",
+    "settle": "/v1/round/settle",
+    "void": "/v1/round/void",
+}
+
+
+def _toml_config(settings: Settings) -> str:
+    lines = ["[shoe]", "take_timeout = 10.0", "", "[shoe.timeouts]"]
+    lines += [f"{name} = {value!r}" for name, value in vars(settings.timeouts).items()]
+    lines += ["", "[service]", 'table = "soak"', "submit_timeout = 60.0", ""]
+    return "\n".join(lines)
+
+
+def _vm_kib(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+class ShoedRig:
+    """The real ``shoed`` process on the pty of an emulated shoe in a third process, driven over HTTP."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        work = settings.workdir
+        self.emulator = EmulatorProcess(
+            work / "shoe0", work / "emulator.log", settings.seed,
+            "--deck", ",".join(settings.first_deck), "--corrupt-rate", str(settings.corrupt_rate),
+            "--event-resend-s", str(EVENT_RESEND_S), "--replug-max-s", str(settings.replug_max_s),
+        )  # fmt: skip
+        config = work / "shoed.toml"
+        config.write_text(_toml_config(settings), encoding="utf-8")
+        try:
+            self.shoed = ShoedProcess(str(work / "shoe0"), settings.journal, work / "shoed.log", config)
+        except BaseException:
+            self.emulator.close()
+            raise
+        self.http = Http(self.shoed.url)
+        self.unplugger = Unplugger(self.emulator.unplug, settings.unplug_every_s, random.Random(settings.seed + 1))
+
+    def submit(self, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        body = dict(params)
+        if action == "open-round":  # the API takes seats as an array
+            body["seats"] = [{"seat": int(seat), **wagers} for seat, wagers in params["seats"].items()]
+        status, data = self.http.request_json("POST", ROUTES[action], body)
+        if status >= 300:
+            error = data.get("error", {}) if isinstance(data, dict) else {}
+            raise ServiceError(str(error.get("code", f"http-{status}")), str(error.get("message", data)),
+                               http_status=status, rule=error.get("rule"))  # fmt: skip
+        return dict(data)
+
+    def round_view(self) -> dict[str, Any] | None:
+        view = self.http.get_json("/v1/round")["round"]
+        return dict(view) if view is not None else None
+
+    def load(self, deck: list[str]) -> None:
+        self.emulator.load(deck)
+
+    def rss_mb(self) -> float:
+        return rss_kib(self.shoed.pid) / 1024
+
+    def _counters(self) -> dict[str, float]:
+        counters: dict[str, float] = {}
+        for line in self.http.get("/metrics").decode().splitlines():
+            name, _, value = line.partition(" ")
+            short = name.removeprefix("shoe_")
+            if short in ("rounds_total", "cards_total", "faults_total", "reconnects_total"):
+                counters[short.removesuffix("_total")] = float(value)
+        return counters
+
+    def finish(self) -> Finish:
+        """Stop the unplugs, read shoed's figures, stop it (SIGTERM: exit 0 expected), then the shoe."""
+        self.unplugger.stop()
+        time.sleep(self.settings.replug_max_s + 0.1)  # the last pull is plugged back in
+        rss_end = self.rss_mb()
+        rss_peak = _vm_kib(self.shoed.pid, "VmHWM") / 1024
+        counters = self._counters()
+        self.http.close()
+        exit_code = self.shoed.close()
+        stats = self.emulator.stats()
+        self.emulator.close()
+        reads = {(int(d), int(p)) for d, p in stats.pop("reads_sent_intact")}
+        line = {k: int(stats[k]) for k in ("bytes_corrupted", "frames_in_bad", "events_resent", "replays",
+                                           "dispense_replays")}  # fmt: skip
+        return Finish(int(stats["cards_moved"]), reads, line, self.unplugger.count, counters, rss_end,
+                      max(rss_peak, rss_end), {"shoed_exit": exit_code, "rss_of": "the shoed process",
+                                               "shoed_log": str(self.settings.workdir / "shoed.log")})  # fmt: skip
