@@ -14,8 +14,8 @@ In the benchmark's process:
   ``shoed --port emu://``, in a child process (this file run as ``serve-emu``); it exists because an
   ``emu://`` shoe inside ``shoed`` cannot be given a new deck, so it would play one round only;
 - :class:`Http` (keep-alive, or one connection per request), :class:`SseReader` (``GET /v1/events``
-  over a raw socket, each event stamped with ``time.monotonic()`` when its bytes were received),
-  and ``/proc`` readers for CPU time and RSS.
+  over a raw socket, each event stamped with ``time.monotonic()`` when its bytes were received);
+  the ``/proc`` readers for CPU time, wake-ups and memory are in ``bench/_proc.py``.
 
 Every process started here is stopped by ``close()`` (SIGTERM, then SIGKILL); use them in ``with``.
 The children speak one line at a time: a JSON line when ready, then ``ok``/JSON answers to commands
@@ -49,51 +49,17 @@ from protocols.cards import ALL_CODES
 from protocols.framing import Deframer, Frame
 
 __all__ = [
-    "CLK_TCK",
     "EmulatorProcess",
     "Http",
     "HttpError",
     "InprocServer",
     "ShoedProcess",
     "SseReader",
-    "cpu_seconds",
-    "rss_kib",
-    "wakeups",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0
-
-
-# -- /proc ---------------------------------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of every thread of ``pid`` so far (``/proc/PID/stat`` utime + stime)."""
-    raw = Path(f"/proc/{pid}/stat").read_text()
-    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 (state) is fields[0]
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15
-
-
-def wakeups(pid: int) -> int:
-    """Voluntary context switches of every live thread of ``pid`` so far: how often it went to sleep and woke."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            for line in (task / "status").read_text().splitlines():
-                if line.startswith("voluntary_ctxt_switches:"):
-                    total += int(line.split()[1])
-    return total
-
-
-def rss_kib(pid: int) -> int:
-    """Resident set size (``VmRSS`` in ``/proc/PID/status``), KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
 # -- processes ------------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ Either way the dealer sees a :class:`Table`: ``submit`` raises ``ServiceError`` 
 from __future__ import annotations
 
 import random
-import resource
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -25,7 +24,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bench._probes import Http
-from bench._shoed import EmulatorProcess, ShoedProcess, rss_kib
+from bench._proc import rss_kib, vm_kib
+from bench._shoed import EmulatorProcess, ShoedProcess
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
 from drivers.timeouts import LinkTimeouts
@@ -91,13 +91,6 @@ class Unplugger(threading.Thread):
         self.stopping.set()
         if self.is_alive():
             self.join()
-
-
-def _own_rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # -- in this process ------------------------------------------------------------------------------------
@@ -173,15 +166,14 @@ class InprocRig:
         self.shoe.load(deck)
 
     def rss_mb(self) -> float:
-        return _own_rss_mb()
+        return rss_kib("self") / 1024
 
     def finish(self) -> Finish:
         """Stop the unplugs and the service (the journal is closed); the shoe stays open for its figures."""
         self.unplugger.stop()
         self.shoe.replug()
-        rss_end = _own_rss_mb()
-        # The kernel updates its high-water mark lazily: never below "now".
-        rss_peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, rss_end)
+        rss_end = rss_kib("self") / 1024
+        rss_peak = max(vm_kib("self", "VmHWM") / 1024, rss_end)
         counters = self.service.metrics_snapshot().get("counters", {})
         self.service.stop()
         if self.server is not None:
@@ -215,13 +207,6 @@ def _toml_config(settings: Settings) -> str:
     lines += [f"{name} = {value!r}" for name, value in vars(settings.timeouts).items()]
     lines += ["", "[service]", 'table = "soak"', "submit_timeout = 60.0", ""]
     return "\n".join(lines)
-
-
-def _vm_kib(pid: int, key: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return 0
 
 
 class ShoedRig:
@@ -280,7 +265,7 @@ class ShoedRig:
         self.unplugger.stop()
         time.sleep(self.settings.replug_max_s + 0.1)  # the last pull is plugged back in
         rss_end = self.rss_mb()
-        rss_peak = _vm_kib(self.shoed.pid, "VmHWM") / 1024
+        rss_peak = vm_kib(self.shoed.pid, "VmHWM") / 1024
         counters = self._counters()
         self.http.close()
         exit_code = self.shoed.close()

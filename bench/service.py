@@ -62,17 +62,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._shoed import (
-    CLK_TCK,
-    EmulatorProcess,
-    Http,
-    InprocServer,
-    ShoedProcess,
-    SseReader,
-    cpu_seconds,
-    rss_kib,
-    wakeups,
-)
+from bench._proc import CLK_TCK, cpu_seconds, idle_cpu, rss_kib
+from bench._shoed import EmulatorProcess, Http, InprocServer, ShoedProcess, SseReader
 from drivers.emulator.timing import REALISTIC
 
 BUDGET_MS = 100.0  # what a person at the table perceives as instant
@@ -169,14 +160,6 @@ def bucket_quantile(q: float, buckets: Sequence[tuple[float, int]]) -> float:
 
 
 # -- figures --------------------------------------------------------------------------------------------
-
-
-def idle_cpu(pid: int, seconds: float) -> str:
-    """CPU % of one core, and wake-ups per second (all threads), over ``seconds`` of wall-clock time."""
-    c0, w0, t0 = cpu_seconds(pid), wakeups(pid), time.monotonic()
-    time.sleep(seconds)
-    c1, w1, t1 = cpu_seconds(pid), wakeups(pid), time.monotonic()
-    return f"CPU {100.0 * (c1 - c0) / (t1 - t0):.2f}% of one core ({(w1 - w0) / (t1 - t0):.0f} wake-ups/s)"
 
 
 def fsync_ms(folder: Path, n: int = 200) -> tuple[float, float]:

@@ -1,0 +1,49 @@
+"""Linux ``/proc`` readers for the benchmarks: CPU time, wake-ups and memory of a process (``"self"`` works)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int | str) -> float:
+    """User + system CPU time of every thread of ``pid`` so far (``/proc/PID/stat`` utime + stime)."""
+    raw = Path(f"/proc/{pid}/stat").read_text()
+    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 (state) is fields[0]
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15
+
+
+def wakeups(pid: int | str) -> int:
+    """Voluntary context switches of every live thread of ``pid`` so far: how often it went to sleep and woke."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def vm_kib(pid: int | str, key: str) -> int:
+    """A memory figure of ``/proc/PID/status`` in KiB: ``VmRSS`` (resident now), ``VmHWM`` (resident peak)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {key} for pid {pid}")
+
+
+def rss_kib(pid: int | str) -> int:
+    """Resident set size (``VmRSS``), KiB."""
+    return vm_kib(pid, "VmRSS")
+
+
+def idle_cpu(pid: int | str, seconds: float) -> str:
+    """CPU % of one core, and wake-ups per second (all threads), over ``seconds`` of wall-clock time."""
+    c0, w0, t0 = cpu_seconds(pid), wakeups(pid), time.monotonic()
+    time.sleep(seconds)
+    c1, w1, t1 = cpu_seconds(pid), wakeups(pid), time.monotonic()
+    return f"CPU {100.0 * (c1 - c0) / (t1 - t0):.2f}% of one core ({(w1 - w0) / (t1 - t0):.0f} wake-ups/s)"
