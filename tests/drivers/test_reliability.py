@@ -11,6 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 from drivers.client import ShoeClient
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
+from drivers.errors import ShoeIOError
 from drivers.serial_transport import SerialTransport
 from protocols import messages as m
 from protocols.cards import ALL_CODES
@@ -174,14 +176,17 @@ class _UnplugOnFirstReply(EmulatorTransport):
     The shoe acted on the request and stored its answer; the host only sees the link drop under it.
     """
 
-    def __init__(self, shoe: EmulatedShoe, types: set[MsgType], pulled: list[MsgType] | None = None) -> None:
+    def __init__(
+        self, shoe: EmulatedShoe, types: set[MsgType], pulled: list[MsgType] | None = None, replug_s: float | None = 0.3
+    ) -> None:
         super().__init__(shoe)
         self._deframer = Deframer()
         self._types = types  # shared with the transports reopen() makes
         self.pulled: list[MsgType] = [] if pulled is None else pulled
+        self.replug_s = replug_s  # None: the cable stays out
 
     def reopen(self) -> _UnplugOnFirstReply:
-        return _UnplugOnFirstReply(self.shoe, self._types, self.pulled)
+        return _UnplugOnFirstReply(self.shoe, self._types, self.pulled, self.replug_s)
 
     def read(self, timeout: float) -> bytes:
         out = bytearray()
@@ -192,7 +197,8 @@ class _UnplugOnFirstReply(EmulatorTransport):
                     self._types.discard(kind)
                     self.pulled.append(kind)
                     self.shoe.unplug()
-                    threading.Timer(0.3, self.shoe.replug).start()
+                    if self.replug_s is not None:
+                        threading.Timer(self.replug_s, self.shoe.replug).start()
                     continue
                 out += encode_frame(item.version, item.msg_type, item.seq, item.payload)
         return bytes(out)
@@ -247,6 +253,22 @@ def test_a_reset_whose_answer_is_lost_on_the_line_is_not_sent_again() -> None:
         client.reset()
         assert transport.dropped == 1 and shoe.stats.resets == 1
         assert client.identity is not None and client.identity.boot_id != boot
+    finally:
+        client.close()
+        shoe.close()
+
+
+def test_a_request_cut_by_a_link_that_never_comes_back_fails_after_the_give_up_time() -> None:
+    shoe = EmulatedShoe(EmulatorConfig(deck=("As", "Kd", "7c", "2h", "Td", "9s")))
+    transport = _UnplugOnFirstReply(shoe, {MsgType.STUB_RELEASED}, replug_s=None)
+    client = ShoeClient(transport, timeouts=replace(FAST, reconnect_give_up=0.5))
+    try:
+        client.connect()
+        client.dispense(2)
+        time.sleep(0.1)
+        with pytest.raises(ShoeIOError, match="link lost"):
+            client.release_stub()
+        assert client.link.stats.link_losses == 1 and not client.link.connected
     finally:
         client.close()
         shoe.close()
