@@ -40,11 +40,11 @@ log = structlog.get_logger("drivers.client")
 
 T = TypeVar("T", bound=m.Message)
 DUPLICATE_RUN_RESYNC = 3
+"""This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 # How long the mechanism may work before it answers (SPEC §4): the host polls with the same frame meanwhile.
 STUB_RELEASE_WORK_S = 5.0
 SELF_TEST_WORK_S = 5.0
 DECK_CHECK_WORK_S = 10.0
-"""This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 Subscriber = Callable[[m.Event | Notice], None]
 _NAK_HINTS = {
     NakCode.BAD_STATE: "the shoe cannot do that now: check shoectl status (is a stack waiting in the tray?)",

@@ -189,12 +189,13 @@ class Link:
 
     def _await_new_link(self, generation: int) -> bool:
         """Wait until the reader has reopened the transport since ``generation``; False on give-up."""
+
+        def reopened() -> bool:
+            return self._generation != generation and self._connected.is_set()
+
         with self._reconnected:
-            self._reconnected.wait_for(
-                lambda: self._closed.is_set() or (self._generation != generation and self._connected.is_set()),
-                timeout=self.timeouts.reconnect_give_up,
-            )
-            return not self._closed.is_set() and self._generation != generation and self._connected.is_set()
+            self._reconnected.wait_for(lambda: self._closed.is_set() or reopened(), self.timeouts.reconnect_give_up)
+            return reopened() and not self._closed.is_set()
 
     def send(self, message: Message) -> None:
         """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down."""
