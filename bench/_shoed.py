@@ -3,7 +3,7 @@
 
 In the benchmark's process:
 
-- :class:`ShoedProcess`: the real ``shoed`` (``python -m shoe.service.main``) on a shoe port, a fresh
+- :class:`ShoedProcess`: the real ``shoed`` (``python -m shoe.shoed``) on a shoe port, a fresh
   journal and a free HTTP port; its log (JSON lines) goes to a file, and readiness is its
   ``service ready`` line, as ``tests/service/test_main.py`` detects it;
 - :class:`EmulatorProcess`: the instant emulated shoe on a pseudo-terminal in a child process (this
@@ -198,7 +198,7 @@ class ShoedProcess:
         self._ready = threading.Event()
         self.url = ""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "shoe.service.main", "--port", port, "--journal", str(journal),
+            [sys.executable, "-m", "shoe.shoed", "--port", port, "--journal", str(journal),
              "--http", "127.0.0.1:0", "--log-level", "info", *(["--config", str(config)] if config else [])],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,

@@ -6,7 +6,7 @@ corrupt ``corrupt_rate`` of its bytes both ways, and pull its cable at random. W
 - :class:`InprocRig`: ``TableService`` (the object ``shoed`` runs) and the shoe in this process; the dealer
   calls ``submit`` directly. A sniffer on the host's side of the link notes every CARD_READ that arrives
   intact. ``--link emu`` skips the pty.
-- :class:`ShoedRig`: ``python -m shoe.service.main`` (``shoed``) in its own process with a TOML config, the
+- :class:`ShoedRig`: ``python -m shoe.shoed`` (``shoed``) in its own process with a TOML config, the
   shoe in another (``bench/_shoed.py emulate``), the dealer on the HTTP API (``/v1``) over one keep-alive
   connection. The shoe's process notes every CARD_READ frame it wrote intact; RSS is ``shoed``'s own.
 

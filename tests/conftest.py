@@ -1,12 +1,39 @@
-"""Suite-wide isolation."""
+"""Suite-wide isolation: fresh logging for each test, and no thread, listening socket or child process left
+behind by one (issue 11 point 10).
+
+``_no_leaks`` compares the process before and after each test, once the test's own fixtures are torn
+down: threads alive, listening sockets (TCP and Unix) among the process's file descriptors, and child
+processes still running. What a test started may take ``LEAK_GRACE_S`` to end; what is left after that
+fails the test at teardown, naming it. Module- and session-scoped fixtures are set up before the
+snapshot, so what they hold is not a leak of the test. The check costs a directory listing of
+``/proc/self/fd`` when nothing leaked.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import re
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import structlog
+
+LEAK_GRACE_S = 2.0
+"""How long what a test started may take to end after its teardown (threads joining, sockets closing)."""
+
+ALLOWED_THREADS: dict[str, str] = {
+    # name pattern (re.fullmatch) -> why it may outlive the test that started it
+    r"asyncio_\d+": "the default executor of playwright's event loop (tests/ui, the session-scoped browser) starts"
+    " its workers on first use, e.g. a screenshot's file write, and keeps them until the loop closes",
+}
+_ALLOWED = re.compile("|".join(f"(?:{p})" for p in ALLOWED_THREADS))
+_SOCKET = re.compile(r"socket:\[(\d+)\]")
+_TCP_LISTEN = "0A"
+_UNIX_ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags column
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +42,85 @@ def _fresh_logging() -> Iterator[None]:
     yield
     structlog.reset_defaults()
     logging.getLogger().handlers.clear()
+
+
+def _threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.is_alive() and not _ALLOWED.fullmatch(t.name)}
+
+
+def _socket_inodes() -> set[str]:
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed meanwhile (the listing's own descriptor among them)
+            continue
+        if m := _SOCKET.fullmatch(target):
+            inodes.add(m[1])
+    return inodes
+
+
+def _listening(inodes: set[str]) -> dict[str, str]:
+    """Which of ``inodes`` are listening sockets: inode -> ``tcp 127.0.0.1:PORT`` or ``unix PATH``."""
+    found: dict[str, str] = {}
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/self/net/{table}").read_text().splitlines()[1:]:
+            cols = line.split()
+            if cols[3] == _TCP_LISTEN and cols[9] in inodes:
+                found[cols[9]] = f"{table} port {int(cols[1].rsplit(':', 1)[1], 16)}"
+    for line in Path("/proc/self/net/unix").read_text().splitlines()[1:]:
+        cols = line.split()
+        if int(cols[3], 16) & _UNIX_ACCEPTING and cols[6] in inodes:
+            found[cols[6]] = f"unix {cols[7] if len(cols) > 7 else '(unnamed)'}"
+    return found
+
+
+def _children() -> set[int]:
+    pids: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        try:
+            pids.update(int(p) for p in Path(f"/proc/self/task/{task}/children").read_text().split())
+        except OSError:  # the thread ended meanwhile
+            continue
+    return pids
+
+
+def _running(pid: int) -> str | None:
+    """``pid``'s command line while it runs (a zombie, waiting to be reaped, holds nothing)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state in ("Z", "X"):
+            return None
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return None
+
+
+def _leaks(threads: set[threading.Thread], inodes: set[str], children: set[int]) -> list[str]:
+    found = [f"thread {t.name!r} (daemon={t.daemon}, {t!r})" for t in _threads() - threads]
+    new_sockets = _socket_inodes() - inodes
+    if new_sockets:
+        found += [f"listening socket: {what}" for what in _listening(new_sockets).values()]
+    for pid in _children() - children:
+        if (command := _running(pid)) is not None:
+            found.append(f"child process {pid}: {command[:200]}")
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that leaves a thread, a listening socket or a running child process behind."""
+    threads, inodes, children = _threads(), _socket_inodes(), _children()
+    yield
+    deadline = time.monotonic() + LEAK_GRACE_S
+    while found := _leaks(threads, inodes, children):
+        if time.monotonic() >= deadline:
+            pytest.fail(
+                f"{request.node.nodeid} left behind, {LEAK_GRACE_S} s after its teardown:\n  "
+                + "\n  ".join(found)
+                + "\nstop or join what the test started (a fixture with a finalizer), or close the socket",
+                pytrace=False,
+            )
+        for thread in _threads() - threads:
+            thread.join(timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+        time.sleep(0.01)

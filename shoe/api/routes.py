@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from prometheus_client import CollectorRegistry
+
 from shoe.api.errors import json_bytes
 from shoe.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from shoe.api.metrics import ApiCounters, render
@@ -33,7 +35,8 @@ class Service(Protocol):
     def submit(self, action: str, params: Mapping[str, Any], role: Role) -> dict[str, Any]: ...
     def round_view(self, role: Role) -> dict[str, Any] | None: ...
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]: ...
-    def metrics_snapshot(self) -> dict[str, Any]: ...
+    @property
+    def metrics_registry(self) -> CollectorRegistry: ...
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def _openapi(_: Request) -> Reply:
 
 
 def _metrics(req: Request) -> Reply:
-    text = render(req.service.metrics_snapshot()) + req.counters.render()
+    text = render(req.service.metrics_registry) + req.counters.render()
     return Reply(body=text.encode("utf-8"), content_type=METRICS_CONTENT_TYPE)
 
 

@@ -16,9 +16,9 @@ HTTP layer (``shoe.api``) calls :class:`TableService`. Start with docs/service.m
 | ``recovery`` | rebuilding a round from the journal, reconciling with the shoe |
 | ``secrecy`` | what responses, events and views may show |
 | ``codec`` | rules records to and from journal data |
-| ``feed``, ``metrics`` | the event stream, the counters |
+| ``feed``, ``metrics`` | the event stream; the metrics registry (prometheus_client) |
 | ``notify`` | systemd readiness and watchdog |
-| ``main`` | the ``shoed`` entry point |
+| (``shoe.shoed``) | the ``shoed`` entry point, above this package and ``shoe.api`` |
 """
 
 from shoe.service.config import ConfigError, ServiceConfig, load_config

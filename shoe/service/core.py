@@ -19,6 +19,7 @@ from importlib import metadata
 from typing import Any
 
 import structlog
+from prometheus_client import CollectorRegistry
 
 from drivers.transport import Transport, open_transport
 from shoe.hands import tables as hand_tables
@@ -26,7 +27,7 @@ from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import Role, ServiceError
 from shoe.service.feed import EventFeed
-from shoe.service.metrics import Metrics
+from shoe.service.metrics import Live, Metrics
 from shoe.service.mississippi import MississippiRun
 from shoe.service.owner import Command, Owner, ShoeItem
 from shoe.service.rounds import RoundRun
@@ -51,7 +52,7 @@ class TableService:
     def __init__(self, config: ServiceConfig, *, transport_factory: Callable[[], Transport] | None = None) -> None:
         self.config = config
         self._feed = EventFeed()
-        self._metrics = Metrics()
+        self._metrics = Metrics(self._live_figures)
         factory = transport_factory or (lambda: open_transport(config.shoe_port))
         self._owner = Owner(config, factory, self._feed, self._metrics, GAMES)
         self._thread: threading.Thread | None = None
@@ -187,15 +188,26 @@ class TableService:
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:
+        """Every metric as a plain dict (:meth:`Metrics.snapshot`), for in-process readers."""
+        return self._metrics.snapshot()
+
+    @property
+    def metrics_registry(self) -> CollectorRegistry:
+        """The private registry ``GET /metrics`` exposes (shoe.service.metrics)."""
+        return self._metrics.registry
+
+    def _live_figures(self) -> Live:
+        """Read when scraped, from what the owner publishes. The link's statistics are plain counters its
+        reader thread writes; reading them never touches the shoe."""
         owner = self._owner
-        live = owner.summary is not None and not owner.summary.get("closed")
-        gauges = {
-            "journal_seq": self._feed.latest,
-            "link_up": 1 if owner.link == "up" else 0,
-            "round_live": 1 if live else 0,
-            "uptime_seconds": round(time.monotonic() - self._started, 3),
-        }
-        return self._metrics.snapshot(gauges)
+        client, summary = owner.client, owner.summary
+        return Live(
+            journal_seq=self._feed.latest,
+            link_up=owner.link == "up",
+            round_live=summary is not None and not summary.get("closed"),
+            uptime_seconds=round(time.monotonic() - self._started, 3),
+            link=None if client is None else client.link.stats,
+        )
 
     @property
     def metrics(self) -> dict[str, Any]:

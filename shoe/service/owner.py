@@ -27,7 +27,7 @@ from drivers.errors import ShoeError
 from drivers.notices import LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.transport import Transport
 from protocols import messages as m
-from shoe.cli import render
+from shoe import present as render
 from shoe.journal import Journal, JournalError
 from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig

@@ -24,7 +24,7 @@ from drivers.transport import Transport
 from protocols import messages as m
 from protocols.codes import NakCode
 from protocols.fields import CardRead
-from shoe.cli import render
+from shoe import present as render
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import ServiceError
 

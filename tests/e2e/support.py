@@ -7,7 +7,7 @@
   also reads commands on stdin: ``load`` a new deck into the emptied shoe (the dealer reloading it
   between rounds) and ``stats``. The crash loop plays many rounds on one shoe with it:
   ``python -m tests.e2e.emulator_host --link TMP/shoe0 --deck ...``.
-- ``Shoed``: ``python -m shoe.service.main --config TMP/shoed.toml --port TMP/shoe0 --journal
+- ``Shoed``: ``python -m shoe.shoed --config TMP/shoed.toml --port TMP/shoe0 --journal
   TMP/journal.sqlite --http 127.0.0.1:PORT`` (tokens for the four roles in the file, the port picked
   free beforehand so that a restart listens where the clients already point), through real pyserial
   on the pseudo-terminal. Ready once ``GET /v1/status`` answers with the shoe link up. ``kill()`` is
@@ -322,7 +322,7 @@ class Shoed:
 
     def start(self) -> None:
         assert not self.runs or not self.proc.alive(), "shoed is already running"
-        argv = [sys.executable, "-m", "shoe.service.main", "--config", str(self.config), "--port", self.port_url,
+        argv = [sys.executable, "-m", "shoe.shoed", "--config", str(self.config), "--port", self.port_url,
                 "--journal", str(self.journal), "--http", f"127.0.0.1:{self.api.port}"]  # fmt: skip
         self.runs.append(Proc("shoed", argv, self.root / f"shoed-{len(self.runs)}.log"))
         self._procs.append(self.proc)

@@ -18,7 +18,7 @@ import pytest
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
 from shoe.journal import Journal
-from shoe.service.main import build_parser, main
+from shoe.shoed import build_parser, main
 from tests.service.conftest import deck
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _shoed(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "shoe.service.main", *args],
+        [sys.executable, "-m", "shoe.shoed", *args],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,

@@ -31,7 +31,7 @@ from shoe.service.notify import Notifier, Watchdog
 
 __all__ = ["build_parser", "main", "serve"]
 
-log = structlog.get_logger("shoe.service.main")
+log = structlog.get_logger("shoe.shoed")
 WATCHDOG_LIMIT_S = 60.0
 
 
