@@ -21,6 +21,11 @@ class JournalError(Exception):
     """The journal cannot be used as asked; the message says what is wrong and what to do."""
 
 
+class JournalDataError(JournalError):
+    """An entry the journal cannot record (not plain JSON, or text with no UTF-8 form): refused whole,
+    before the database is touched, so nothing was written. The journal itself is fine."""
+
+
 @dataclass(frozen=True)
 class Entry:
     seq: int
@@ -46,10 +51,26 @@ class VerifyResult:
 
 
 def canonical(value: Any) -> str:
+    """``value`` as canonical JSON text, guaranteed to have a UTF-8 form (the hash and SQLite need it).
+
+    Anything else is a :class:`JournalDataError`: not plain JSON (NaN, sets, objects, non-str keys, an
+    integer past Python's 4,300-digit limit), nested too deep to serialise, or text with a lone surrogate.
+    """
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise JournalDataError(
+            f"journal data must be text with a UTF-8 form; it holds {exc.object[exc.start : exc.end]!r} "
+            "(a lone surrogate): nothing was written"
+        ) from None
+    except RecursionError:
+        raise JournalDataError("journal data is nested too deep to record: nothing was written") from None
     except (TypeError, ValueError) as exc:
-        raise JournalError(f"journal data must be plain JSON (str keys, no NaN, no sets): {exc}") from exc
+        raise JournalDataError(
+            f"journal data must be plain JSON (str keys, no NaN, no sets): {exc}: nothing was written"
+        ) from exc
+    return text
 
 
 def entry_hash(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | None, data: Any) -> str:

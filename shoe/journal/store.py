@@ -20,6 +20,7 @@ from shoe.journal.chain import (
     COLUMNS,
     GENESIS,
     Entry,
+    JournalDataError,
     JournalError,
     VerifyResult,
     canonical,
@@ -126,13 +127,20 @@ class Journal:
         return cls(conn, path)
 
     def append(self, kind: str, data: Mapping[str, Any], *, round_id: str | None = None) -> Entry:
+        """Commit one entry; return it as readers will read it back.
+
+        The entry is validated and serialised completely before the database is touched: data it cannot
+        record is a :class:`JournalDataError` and nothing was written. Any other :class:`JournalError`
+        means the file itself failed (disk, I/O, a deleted write-ahead log): stop writing to it.
+        """
         if not isinstance(kind, str) or not kind:
-            raise JournalError(f"an entry's kind must be a non-empty string, not {kind!r}")
+            raise JournalDataError(f"an entry's kind must be a non-empty string, not {kind!r}: nothing was written")
         if round_id is not None and not isinstance(round_id, str):
-            raise JournalError(f"round_id must be a string or None, not {round_id!r}")
+            raise JournalDataError(f"round_id must be a string or None, not {round_id!r}: nothing was written")
         if not isinstance(data, Mapping):
-            raise JournalError(f"an entry's data must be a mapping, not {type(data).__name__}")
+            raise JournalDataError(f"an entry's data must be a mapping, not {type(data).__name__}: nothing was written")
         text = canonical(dict(data))
+        canonical([kind, round_id])  # the hash covers them too: they must have a UTF-8 form
         stored = json.loads(text)  # exactly what readers will get back
         with self._lock:
             conn = self._live()
