@@ -188,8 +188,12 @@ class Journal:
                 return
             last = rows[-1][0]
 
-    def last(self) -> Entry | None:
-        rows = self._fetch(f"{_SELECT} ORDER BY seq DESC LIMIT 1", ())
+    def last(self, kind: str | None = None) -> Entry | None:
+        """The last entry (of ``kind``, if given)."""
+        if kind is None:
+            rows = self._fetch(f"{_SELECT} ORDER BY seq DESC LIMIT 1", ())
+        else:
+            rows = self._fetch(f"{_SELECT} WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,))
         return _entry(rows[0]) if rows else None
 
     def rounds(self) -> list[dict[str, Any]]:

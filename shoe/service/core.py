@@ -104,10 +104,11 @@ class TableService:
                 elif item is not None:
                     execute(owner, item)
                 owner.tick()
-            except Exception:
+            except Exception as exc:
                 if owner.dead():
                     break
                 log.exception("owner thread: item failed")
+                owner.recover(exc)  # memory equals the journal again, or the service stops
         if owner.dead():  # a power cut (tests) or a failed journal write: no stop entry
             owner.shutdown(clean=False)
         self._running = False

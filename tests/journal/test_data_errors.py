@@ -33,7 +33,9 @@ UNRECORDABLE: list[tuple[str, dict[str, Any], str | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("data", "round_id"), [(d, r) for _, d, r in UNRECORDABLE], ids=[n for n, _, _ in UNRECORDABLE])
+@pytest.mark.parametrize(
+    ("data", "round_id"), [(d, r) for _, d, r in UNRECORDABLE], ids=[n for n, _, _ in UNRECORDABLE]
+)
 def test_unrecordable_data_is_a_journal_data_error_and_nothing_is_written(
     tmp_path: Path, data: dict[str, Any], round_id: str | None
 ) -> None:
