@@ -146,12 +146,35 @@ def verify_records(
     tell that entries were cut off its end: compare ``last()`` with a hash kept elsewhere for that.
     """
     expect_seq, expect_prev, checked = start_seq, start_prev, 0
+    closed: dict[str, int] = {}  # round id -> the seq of its round-closed entry
     for record in records:
         bad_seq, problem = check_record(record, expect_seq, expect_prev)
+        if not problem:
+            bad_seq, problem = _check_round(record, closed)
         if problem:
             return VerifyResult(ok=False, checked=checked, first_bad_seq=bad_seq, problem=problem)
         expect_seq, expect_prev, checked = expect_seq + 1, str(record[6]), checked + 1
     return VerifyResult(ok=True, checked=checked, first_bad_seq=None, problem=None)
+
+
+def _check_round(record: Sequence[object], closed: dict[str, int]) -> tuple[int | None, str | None]:
+    """A round is closed once, and nothing of it follows its closing (a chain alone allows both).
+
+    Two services writing to one journal made both: one voided a round the other then settled.
+    """
+    seq, kind, round_id = record[0], record[2], record[3]
+    if not isinstance(round_id, str) or not isinstance(seq, int):
+        return None, None
+    first = closed.get(round_id)
+    if first is not None:
+        what = "is closed a second time" if kind == "round-closed" else f"has a {kind} entry"
+        return seq, (
+            f"entry {seq}: round {round_id} {what} after its closing at entry {first} "
+            "(two services writing to one journal?)"
+        )
+    if kind == "round-closed":
+        closed[round_id] = seq
+    return None, None
 
 
 def verify_entries(entries: Iterable[Entry], *, start_seq: int = 1, start_prev: str = GENESIS) -> VerifyResult:

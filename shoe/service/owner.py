@@ -29,6 +29,7 @@ from drivers.transport import Transport
 from protocols import messages as m
 from shoe.cli import render
 from shoe.journal import Journal, JournalDataError, JournalError
+from shoe.journal.lock import JournalLock, checkpoint, open_checked
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig
@@ -44,6 +45,8 @@ __all__ = ["Command", "Owner", "ShoeItem"]
 log = structlog.get_logger("shoe.service")
 FEED_REFILL = 2_000
 STATUS_EVERY_S = 5.0
+CHECKPOINT_EVERY_S = 30.0
+"""Besides every round's close: acknowledged entries stay in the write-ahead log alone at most this long."""
 
 
 @dataclass
@@ -72,6 +75,9 @@ class Owner(ShoeSide):
         self.inbox: queue.Queue[Command | ShoeItem] = queue.Queue()
         self.deferred: deque[Command] = deque()
         self.journal: Journal | None = None
+        self.lock: JournalLock | None = None
+        self.new_journal = False  # --new-journal: start on a journal the lock file's marker does not match
+        self._checkpointed = (0, time.monotonic())  # (appends, when) at the last checkpoint
         self.client: ShoeClient | None = None
         self.run: RoundRun | None = None
         self.known_dispense_id = 0
@@ -91,8 +97,9 @@ class Owner(ShoeSide):
     # -- start -----------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Open the journal, rebuild an open round, journal the start, connect the shoe, reconcile."""
-        self.journal = Journal.open(self.config.journal)
+        """Lock and open the journal, rebuild an open round, journal the start, connect the shoe, reconcile."""
+        self.lock = JournalLock.acquire(self.config.journal)
+        self.journal, adopted = open_checked(self.config.journal, self.lock, new_journal=self.new_journal)
         facts = scan_journal(self.journal)
         self.known_dispense_id, self.last_event = facts.known_dispense_id, facts.resume
         for entry in self.journal.entries(after_seq=max(0, facts.last_seq - FEED_REFILL)):
@@ -105,7 +112,9 @@ class Owner(ShoeSide):
             except ServiceError as exc:
                 failure = exc
         rid = facts.open_round.round_id if facts.open_round else None
-        self.append("service", {"event": "start", "pid": os.getpid(), "open_round": rid, **self._position()}, None)
+        start = {"event": "start", "pid": os.getpid(), "open_round": rid, **self._position(), **adopted}
+        self.append("service", start, None)
+        self.checkpoint()
         if failure is not None and facts.open_round is not None:
             self._void_unreadable(facts.open_round.round_id or "", facts.open_round.data, failure)
         self.run = run
@@ -116,6 +125,12 @@ class Owner(ShoeSide):
         if run is None or run.closed:  # a stack dispensed but never journaled before the stop: an alarm
             self._journal_unrecorded_stacks()
         self.after()
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the main file, and note in the lock file what it now holds."""
+        if self.journal is not None and self.lock is not None:
+            self._checkpointed = (self._appends, time.monotonic())
+            checkpoint(self.journal, self.lock)
 
     def _void_unreadable(self, round_id: str, opened: Mapping[str, Any], exc: ServiceError) -> None:
         detail = f"the round could not be rebuilt from the journal: {exc.message}"
@@ -138,6 +153,8 @@ class Owner(ShoeSide):
         self.heartbeat = now = time.monotonic()
         if self.killed:
             return
+        if self._appends != self._checkpointed[0] and now - self._checkpointed[1] > CHECKPOINT_EVERY_S:
+            self.checkpoint()
         if self.client is None and now >= self._next_connect and self._connect():
             if self.run is not None and self.run.paused:
                 self._reconcile()
@@ -223,6 +240,7 @@ class Owner(ShoeSide):
         if run is not None and run.terminal and not run.closed:
             self.append("round-closed", run.closing(), run.round_id)
             run.closed = True
+            self.checkpoint()
             log.info("round closed", round_id=run.round_id, state=run.state)
         self.view = None if run is None else run.view()
         self.summary = (
@@ -232,6 +250,8 @@ class Owner(ShoeSide):
     def shutdown(self, *, clean: bool) -> None:
         if clean and self.journal is not None:
             self.append("service", {"event": "stop", "open_round": self._live_id(), **self._position()}, None)
+            with contextlib.suppress(JournalError):
+                self.checkpoint()
         if self.client is not None:
             self.client.close()
             self.client = None
@@ -239,6 +259,8 @@ class Owner(ShoeSide):
         if self.journal is not None:
             with contextlib.suppress(JournalError):
                 self.journal.close()
+        if self.lock is not None:
+            self.lock.release()
 
     # -- the desk: what rounds use -----------------------------------------------------------------
 
