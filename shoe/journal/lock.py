@@ -81,9 +81,13 @@ class JournalLock:
         """Take the lock beside ``journal`` or raise :class:`JournalLocked` naming the holder's pid."""
         path = lock_path(journal)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # as the journal's own folder is made
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
-            raise JournalError(f"cannot create the journal's lock file {path}: {exc.strerror}") from exc
+            raise JournalError(
+                f"cannot create the journal's lock file {path}: {exc.strerror}; check the folder is writable by "
+                "the service's user, or choose another journal path (--journal or SHOED_JOURNAL)"
+            ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

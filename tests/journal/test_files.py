@@ -75,6 +75,12 @@ def test_one_lock_per_journal_naming_the_holder(tmp_path: Path) -> None:
     assert oct(lock_path(path).stat().st_mode & 0o777) == "0o600"
 
 
+def test_the_lock_is_taken_in_a_state_folder_not_made_yet(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "shoed" / "journal.sqlite"
+    JournalLock.acquire(path).release()
+    assert lock_path(path).exists() and oct(path.parent.stat().st_mode & 0o777) == "0o700"
+
+
 @pytest.mark.parametrize("case", ["missing", "empty", "other chain", "shorter"])
 def test_a_journal_that_is_not_the_one_used_here_is_refused(tmp_path: Path, case: str) -> None:
     path = tmp_path / "j.sqlite"
