@@ -7,7 +7,8 @@ it), a ``service`` stop entry is journaled, exit 0. Under systemd (``Type=notify
 readiness, pings the watchdog while the owner thread is responsive, and says when it is stopping.
 
 Exit codes: 0 stopped cleanly, 1 could not start (journal, shoe port), 2 bad configuration or
-arguments, 3 the service died unexpectedly.
+arguments, or another shoed holds the journal, 3 the service died unexpectedly (a failed journal
+write included). docs/service.md lists them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import structlog
 
 from shoe import logsetup
 from shoe.journal import JournalError
+from shoe.journal.lock import JournalLocked
 from shoe.service.config import LEVELS, ConfigError, ServiceConfig, load_config
 from shoe.service.core import TableService
 from shoe.service.notify import Notifier, Watchdog
@@ -42,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--journal", metavar="PATH", help="the journal file (default: $SHOED_JOURNAL or the state dir)")
     p.add_argument("--http", metavar="HOST:PORT", help="where the HTTP API listens (default 127.0.0.1:8470)")
     p.add_argument("--log-level", choices=LEVELS, help="log level (default info)")
+    p.add_argument(
+        "--new-journal",
+        action="store_true",
+        help="start on a journal that the lock file says is not the one used here (missing, replaced, shorter): "
+        "only once the loss is understood (docs/journal.md)",
+    )
     return p
 
 
@@ -72,18 +80,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        return serve(config, stop)
+        return serve(config, stop, new_journal=args.new_journal)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def serve(config: ServiceConfig, stop: threading.Event) -> int:
+def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = False) -> int:
     """Run the service (and its HTTP layer) until ``stop`` is set; the exit code."""
     notifier = Notifier()
     service = TableService(config)
     try:
-        service.start()
+        service.start(new_journal=new_journal)
+    except JournalLocked as exc:
+        log.error("cannot start: the journal is in use", error=str(exc), holder=exc.holder)
+        print(f"shoed: cannot start: {exc}", file=sys.stderr)
+        return 2
     except (JournalError, OSError) as exc:
         log.error("cannot start", error=str(exc))
         print(f"shoed: cannot start: {exc}", file=sys.stderr)

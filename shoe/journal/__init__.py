@@ -4,7 +4,16 @@
 file lives and its permissions, ``reconstruct`` a round rebuilt from its entries (pure).
 """
 
-from shoe.journal.chain import GENESIS, Entry, JournalError, VerifyResult, canonical, entry_hash, verify_entries
+from shoe.journal.chain import (
+    GENESIS,
+    Entry,
+    JournalDataError,
+    JournalError,
+    VerifyResult,
+    canonical,
+    entry_hash,
+    verify_entries,
+)
 from shoe.journal.paths import default_journal_path
 from shoe.journal.store import Journal
 
@@ -12,6 +21,7 @@ __all__ = [
     "GENESIS",
     "Entry",
     "Journal",
+    "JournalDataError",
     "JournalError",
     "VerifyResult",
     "canonical",

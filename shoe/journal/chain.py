@@ -21,6 +21,11 @@ class JournalError(Exception):
     """The journal cannot be used as asked; the message says what is wrong and what to do."""
 
 
+class JournalDataError(JournalError):
+    """An entry the journal cannot record (not plain JSON, or text with no UTF-8 form): refused whole,
+    before the database is touched, so nothing was written. The journal itself is fine."""
+
+
 @dataclass(frozen=True)
 class Entry:
     seq: int
@@ -46,10 +51,26 @@ class VerifyResult:
 
 
 def canonical(value: Any) -> str:
+    """``value`` as canonical JSON text, guaranteed to have a UTF-8 form (the hash and SQLite need it).
+
+    Anything else is a :class:`JournalDataError`: not plain JSON (NaN, sets, objects, non-str keys, an
+    integer past Python's 4,300-digit limit), nested too deep to serialise, or text with a lone surrogate.
+    """
     try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise JournalDataError(
+            f"journal data must be text with a UTF-8 form; it holds {exc.object[exc.start : exc.end]!r} "
+            "(a lone surrogate): nothing was written"
+        ) from None
+    except RecursionError:
+        raise JournalDataError("journal data is nested too deep to record: nothing was written") from None
     except (TypeError, ValueError) as exc:
-        raise JournalError(f"journal data must be plain JSON (str keys, no NaN, no sets): {exc}") from exc
+        raise JournalDataError(
+            f"journal data must be plain JSON (str keys, no NaN, no sets): {exc}: nothing was written"
+        ) from exc
+    return text
 
 
 def entry_hash(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | None, data: Any) -> str:
@@ -125,12 +146,35 @@ def verify_records(
     tell that entries were cut off its end: compare ``last()`` with a hash kept elsewhere for that.
     """
     expect_seq, expect_prev, checked = start_seq, start_prev, 0
+    closed: dict[str, int] = {}  # round id -> the seq of its round-closed entry
     for record in records:
         bad_seq, problem = check_record(record, expect_seq, expect_prev)
+        if not problem:
+            bad_seq, problem = _check_round(record, closed)
         if problem:
             return VerifyResult(ok=False, checked=checked, first_bad_seq=bad_seq, problem=problem)
         expect_seq, expect_prev, checked = expect_seq + 1, str(record[6]), checked + 1
     return VerifyResult(ok=True, checked=checked, first_bad_seq=None, problem=None)
+
+
+def _check_round(record: Sequence[object], closed: dict[str, int]) -> tuple[int | None, str | None]:
+    """A round is closed once, and nothing of it follows its closing (a chain alone allows both).
+
+    Two services writing to one journal made both: one voided a round the other then settled.
+    """
+    seq, kind, round_id = record[0], record[2], record[3]
+    if not isinstance(round_id, str) or not isinstance(seq, int):
+        return None, None
+    first = closed.get(round_id)
+    if first is not None:
+        what = "is closed a second time" if kind == "round-closed" else f"has a {kind} entry"
+        return seq, (
+            f"entry {seq}: round {round_id} {what} after its closing at entry {first} "
+            "(two services writing to one journal?)"
+        )
+    if kind == "round-closed":
+        closed[round_id] = seq
+    return None, None
 
 
 def verify_entries(entries: Iterable[Entry], *, start_seq: int = 1, start_prev: str = GENESIS) -> VerifyResult:

@@ -7,7 +7,9 @@ catches whoever drops the triggers and edits the file anyway.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Mapping
@@ -20,6 +22,7 @@ from shoe.journal.chain import (
     COLUMNS,
     GENESIS,
     Entry,
+    JournalDataError,
     JournalError,
     VerifyResult,
     canonical,
@@ -99,13 +102,41 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _open_copies(path: Path) -> list[str]:
+    """``/proc/self/fd`` links to the journal's files that were deleted (Linux): where a copy can be taken."""
+    found = []
+    with contextlib.suppress(OSError):
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/self/fd/{fd}")
+                if target.startswith(str(path)) and target.endswith(" (deleted)"):
+                    found.append(f"/proc/{os.getpid()}/fd/{fd} ({target})")
+    return found
+
+
 class Journal:
-    """The table service's journal. Thread-safe: one lock around the one connection."""
+    """The table service's journal. Thread-safe: one lock around the one connection.
+
+    The main file and its write-ahead log are the same files at every commit as when the journal was
+    opened, or writing stops (:meth:`append`): an entry committed into a deleted WAL would vanish
+    with the process.
+    """
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.Lock()
+        self._wal = path.with_name(path.name + "-wal")
+        self._files = (_identity(path), _identity(self._wal))
+        self._broken: str | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -126,16 +157,24 @@ class Journal:
         return cls(conn, path)
 
     def append(self, kind: str, data: Mapping[str, Any], *, round_id: str | None = None) -> Entry:
+        """Commit one entry; return it as readers will read it back.
+
+        The entry is validated and serialised completely before the database is touched: data it cannot
+        record is a :class:`JournalDataError` and nothing was written. Any other :class:`JournalError`
+        means the file itself failed (disk, I/O, a deleted write-ahead log): stop writing to it.
+        """
         if not isinstance(kind, str) or not kind:
-            raise JournalError(f"an entry's kind must be a non-empty string, not {kind!r}")
+            raise JournalDataError(f"an entry's kind must be a non-empty string, not {kind!r}: nothing was written")
         if round_id is not None and not isinstance(round_id, str):
-            raise JournalError(f"round_id must be a string or None, not {round_id!r}")
+            raise JournalDataError(f"round_id must be a string or None, not {round_id!r}: nothing was written")
         if not isinstance(data, Mapping):
-            raise JournalError(f"an entry's data must be a mapping, not {type(data).__name__}")
+            raise JournalDataError(f"an entry's data must be a mapping, not {type(data).__name__}: nothing was written")
         text = canonical(dict(data))
+        canonical([kind, round_id])  # the hash covers them too: they must have a UTF-8 form
         stored = json.loads(text)  # exactly what readers will get back
         with self._lock:
             conn = self._live()
+            self._check_files(conn)
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -155,7 +194,49 @@ class Journal:
                 raise JournalError(
                     f"could not write to the journal {self.path}: {exc}; check the disk (space, permissions)"
                 ) from exc
+            self._check_files(conn)  # committed into a WAL deleted meanwhile: saved (if it can be), and refused
         return Entry(seq, ts, kind, round_id, stored, prev, digest)
+
+    def checkpoint(self) -> bool:
+        """Copy the write-ahead log into the main file (PASSIVE: never waits for readers).
+
+        True when every committed entry is now in the main file (durable there: ``synchronous=FULL``).
+        """
+        with self._lock:
+            conn = self._live()
+            try:
+                busy, frames, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            except sqlite3.Error as exc:
+                raise JournalError(f"could not checkpoint the journal {self.path}: {exc}; check the disk") from exc
+        return bool(busy == 0 and frames == done)
+
+    def _check_files(self, conn: sqlite3.Connection) -> None:
+        """Refuse to go on if the main file or its WAL is not the file it was at open; save what can be."""
+        if self._broken is None:
+            main, wal = _identity(self.path), _identity(self._wal)
+            if main != self._files[0]:
+                self._broken = (
+                    f"the journal {self.path} was deleted or replaced under the running service; its entries are "
+                    "only in the file the service still holds open"
+                )
+            elif wal != self._files[1]:
+                self._broken = self._salvage(conn)
+        if self._broken is not None:
+            copies = _open_copies(self.path)
+            where = f"; copy them now, while the service runs: {', '.join(copies)}" if copies else ""
+            raise JournalError(f"{self._broken}{where}. The journal refuses further writes: the service stops")
+
+    def _salvage(self, conn: sqlite3.Connection) -> str:
+        """The WAL was deleted or replaced: SQLite still holds the old one open, so a checkpoint can
+        still copy every committed entry from it into the main file."""
+        what = f"the journal's write-ahead log {self._wal} was deleted or replaced under the running service"
+        try:
+            busy, frames, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            return f"{what}, and its entries could not be copied into the main file ({exc})"
+        if busy or frames != done:
+            return f"{what}; only {done} of its {frames} pages could be copied into the main file"
+        return f"{what}; every committed entry was copied from it into the main file {self.path} (checkpoint)"
 
     def entries(
         self, *, round_id: str | None = None, after_seq: int = 0, kinds: Collection[str] | None = None
@@ -180,8 +261,16 @@ class Journal:
                 return
             last = rows[-1][0]
 
-    def last(self) -> Entry | None:
-        rows = self._fetch(f"{_SELECT} ORDER BY seq DESC LIMIT 1", ())
+    def first(self) -> Entry | None:
+        rows = self._fetch(f"{_SELECT} ORDER BY seq LIMIT 1", ())
+        return _entry(rows[0]) if rows else None
+
+    def last(self, kind: str | None = None) -> Entry | None:
+        """The last entry (of ``kind``, if given)."""
+        if kind is None:
+            rows = self._fetch(f"{_SELECT} ORDER BY seq DESC LIMIT 1", ())
+        else:
+            rows = self._fetch(f"{_SELECT} WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,))
         return _entry(rows[0]) if rows else None
 
     def rounds(self) -> list[dict[str, Any]]:

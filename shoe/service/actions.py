@@ -71,22 +71,20 @@ def execute(owner: Owner, cmd: Command) -> None:
     started = time.monotonic()
     result: dict[str, Any] | None = None
     error: ServiceError | None = None
+    failure: Exception | None = None
     try:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", http_status=503)
         result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
-        error = translate(exc)
-        failed = isinstance(exc, JournalError)
-    else:
-        failed = False
-    try:
-        owner.after()
-    except Exception as exc:
-        error, failed = error or translate(exc), failed or isinstance(exc, JournalError)
-    if failed:  # memory may now be ahead of the journal: stop, and let the restart rebuild from the journal
-        log.critical("journal write failed: the service stops (a restart recovers from the journal)")
-        owner.killed = True
+        error, failure = translate(exc), exc
+    if failure is None:  # after a failure, after() would close a round the journal may never have seen fail
+        try:
+            owner.after()
+        except Exception as exc:
+            error, failure = translate(exc), exc
+    if failure is not None:  # memory may be ahead of the journal: rebuilt from it, or the service stops
+        error = owner.recover(failure) or error
     run = owner.run
     fields = {
         "action": cmd.action,

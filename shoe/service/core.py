@@ -63,10 +63,16 @@ class TableService:
 
     # -- life --------------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Open the journal and the shoe, recover, start the owner thread; return when ready."""
+    def start(self, *, new_journal: bool = False) -> None:
+        """Lock and open the journal, open the shoe, recover, start the owner thread; return when ready.
+
+        ``new_journal``: start even on a journal the lock file's marker says is not the one used here
+        (missing, another chain, shorter); journaled in the start entry. Raises ``JournalLocked`` when
+        another process holds the journal.
+        """
         if self._thread is not None:
             raise RuntimeError("TableService.start() called twice")
+        self._owner.new_journal = new_journal
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._main, name="shoed-owner", daemon=True)
         self._thread.start()
@@ -105,10 +111,11 @@ class TableService:
                 elif item is not None:
                     execute(owner, item)
                 owner.tick()
-            except Exception:
+            except Exception as exc:
                 if owner.dead():
                     break
                 log.exception("owner thread: item failed")
+                owner.recover(exc)  # memory equals the journal again, or the service stops
         if owner.dead():  # a power cut (tests) or a failed journal write: no stop entry
             owner.shutdown(clean=False)
         self._running = False
@@ -132,6 +139,8 @@ class TableService:
             owner.journal.close()
         if owner.client is not None:
             owner.client.close()
+        if owner.lock is not None:  # the kernel would release it with the process
+            owner.lock.release()
         owner.inbox.put(Command(KILL, {}, None, Future()))
         if self._thread is not None:
             self._thread.join()

@@ -28,13 +28,15 @@ from drivers.notices import LinkLost, LinkRestored, Notice, Resynced, ShoeReboot
 from drivers.transport import Transport
 from protocols import messages as m
 from shoe import present as render
-from shoe.journal import Journal, JournalError
+from shoe.journal import Journal, JournalDataError, JournalError
+from shoe.journal.lock import JournalLock, checkpoint, open_checked
+from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import ServiceError
 from shoe.service.feed import EventFeed
 from shoe.service.metrics import Metrics
-from shoe.service.recovery import reconcile, scan_journal
+from shoe.service.recovery import read_stack, reconcile, scan_journal
 from shoe.service.rounds import RoundRun, rebuild
 from shoe.service.shoeside import ShoeItem, ShoeSide
 
@@ -43,6 +45,8 @@ __all__ = ["Command", "Owner", "ShoeItem"]
 log = structlog.get_logger("shoe.service")
 FEED_REFILL = 2_000
 STATUS_EVERY_S = 5.0
+CHECKPOINT_EVERY_S = 30.0
+"""Besides every round's close: acknowledged entries stay in the write-ahead log alone at most this long."""
 
 
 @dataclass
@@ -71,6 +75,9 @@ class Owner(ShoeSide):
         self.inbox: queue.Queue[Command | ShoeItem] = queue.Queue()
         self.deferred: deque[Command] = deque()
         self.journal: Journal | None = None
+        self.lock: JournalLock | None = None
+        self.new_journal = False  # --new-journal: start on a journal the lock file's marker does not match
+        self._checkpointed = (0, time.monotonic())  # (appends, when) at the last checkpoint
         self.client: ShoeClient | None = None
         self.run: RoundRun | None = None
         self.known_dispense_id = 0
@@ -84,12 +91,15 @@ class Owner(ShoeSide):
         self.heartbeat = time.monotonic()
         self.stopping = False
         self.killed = False
+        self._appends = 0  # append() calls so far, and their number when the item in hand began
+        self._appends_before_item = 0
 
     # -- start -----------------------------------------------------------------------------------
 
     def boot(self) -> None:
-        """Open the journal, rebuild an open round, journal the start, connect the shoe, reconcile."""
-        self.journal = Journal.open(self.config.journal)
+        """Lock and open the journal, rebuild an open round, journal the start, connect the shoe, reconcile."""
+        self.lock = JournalLock.acquire(self.config.journal)
+        self.journal, adopted = open_checked(self.config.journal, self.lock, new_journal=self.new_journal)
         facts = scan_journal(self.journal)
         self.known_dispense_id, self.last_event = facts.known_dispense_id, facts.resume
         for entry in self.journal.entries(after_seq=max(0, facts.last_seq - FEED_REFILL)):
@@ -102,7 +112,9 @@ class Owner(ShoeSide):
             except ServiceError as exc:
                 failure = exc
         rid = facts.open_round.round_id if facts.open_round else None
-        self.append("service", {"event": "start", "pid": os.getpid(), "open_round": rid, **self._position()}, None)
+        start = {"event": "start", "pid": os.getpid(), "open_round": rid, **self._position(), **adopted}
+        self.append("service", start, None)
+        self.checkpoint()
         if failure is not None and facts.open_round is not None:
             self._void_unreadable(facts.open_round.round_id or "", facts.open_round.data, failure)
         self.run = run
@@ -110,7 +122,15 @@ class Owner(ShoeSide):
             run.pause(self, Irregularity.PC_RESTART, "the table PC restarted mid-round")
         if self._connect() and run is not None and run.paused:
             self._reconcile()
+        if run is None or run.closed:  # a stack dispensed but never journaled before the stop: an alarm
+            self._journal_unrecorded_stacks()
         self.after()
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the main file, and note in the lock file what it now holds."""
+        if self.journal is not None and self.lock is not None:
+            self._checkpointed = (self._appends, time.monotonic())
+            checkpoint(self.journal, self.lock)
 
     def _void_unreadable(self, round_id: str, opened: Mapping[str, Any], exc: ServiceError) -> None:
         detail = f"the round could not be rebuilt from the journal: {exc.message}"
@@ -121,6 +141,7 @@ class Owner(ShoeSide):
     # -- the loop --------------------------------------------------------------------------------
 
     def next_command(self, timeout: float) -> Command | ShoeItem | None:
+        self._appends_before_item = self._appends  # what the next item changes is counted from here
         if self.deferred:
             return self.deferred.popleft()
         try:
@@ -132,6 +153,8 @@ class Owner(ShoeSide):
         self.heartbeat = now = time.monotonic()
         if self.killed:
             return
+        if self._appends != self._checkpointed[0] and now - self._checkpointed[1] > CHECKPOINT_EVERY_S:
+            self.checkpoint()
         if self.client is None and now >= self._next_connect and self._connect():
             if self.run is not None and self.run.paused:
                 self._reconcile()
@@ -217,6 +240,7 @@ class Owner(ShoeSide):
         if run is not None and run.terminal and not run.closed:
             self.append("round-closed", run.closing(), run.round_id)
             run.closed = True
+            self.checkpoint()
             log.info("round closed", round_id=run.round_id, state=run.state)
         self.view = None if run is None else run.view()
         self.summary = (
@@ -226,6 +250,8 @@ class Owner(ShoeSide):
     def shutdown(self, *, clean: bool) -> None:
         if clean and self.journal is not None:
             self.append("service", {"event": "stop", "open_round": self._live_id(), **self._position()}, None)
+            with contextlib.suppress(JournalError):
+                self.checkpoint()
         if self.client is not None:
             self.client.close()
             self.client = None
@@ -233,12 +259,15 @@ class Owner(ShoeSide):
         if self.journal is not None:
             with contextlib.suppress(JournalError):
                 self.journal.close()
+        if self.lock is not None:
+            self.lock.release()
 
     # -- the desk: what rounds use -----------------------------------------------------------------
 
     def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int:
         if self.journal is None:
             raise ServiceError("journal-closed", "the journal is not open", http_status=503)
+        self._appends += 1
         entry = self.journal.append(kind, data, round_id=round_id)
         known = data.get("known_dispense_id")
         if isinstance(known, int):
@@ -250,6 +279,110 @@ class Owner(ShoeSide):
             if started is not None:
                 self.metrics.observe(time.monotonic() - started)
         return entry.seq
+
+    # -- memory is a cache of the journal (docs/journal.md, "Journal before state") -------------------
+
+    def recover(self, exc: BaseException) -> ServiceError | None:
+        """After ``exc`` ended a command or a shoe item: make memory equal the journal again.
+
+        - A refusal (``ServiceError``, ``RuleViolation``, ``ShoeError``) raised before anything was
+          appended changed nothing: nothing to do.
+        - The journal file failed (a ``JournalError`` other than ``JournalDataError``: disk full, I/O,
+          a deleted write-ahead log): the service stops; the restart rebuilds from the journal.
+        - Anything else (data the journal cannot record, a bug, a refusal after an append): the round
+          and ``known_dispense_id`` are rebuilt from the journal (``rebuild_from_journal``).
+
+        Returns the error to answer with instead of the translated one, or ``None``.
+        """
+        refused = isinstance(exc, ServiceError | RuleViolation | ShoeError)
+        if refused and self._appends == self._appends_before_item:
+            return None
+        if isinstance(exc, JournalError) and not isinstance(exc, JournalDataError):
+            log.critical("journal write failed: the service stops; a restart recovers from the journal", error=str(exc))
+            self.killed = True
+            return None
+        try:
+            self.rebuild_from_journal(doubt=not refused)
+        except Exception as again:
+            log.critical("memory could not be rebuilt from the journal: the service stops", exc_info=again)
+            self.killed = True
+            return None
+        if isinstance(exc, JournalDataError):
+            return ServiceError(
+                "unrecordable",
+                f"the journal cannot record this action's data ({exc}); the round is as the journal has it",
+                http_status=400,
+                hint="send plain JSON text (no lone surrogates, NaN or unusual nesting)",
+            )
+        return None
+
+    def rebuild_from_journal(self, *, doubt: bool) -> None:
+        """Replace the round and ``known_dispense_id`` by what the journal holds, then publish the view.
+
+        With ``doubt`` (the command failed part-way, so the shoe may have moved cards the journal never
+        saw) a live round is paused and reconciled with the shoe as after a restart (PC_RESTART, remedy
+        "rebuild", rules digest "Irregularities"): a stack the journal announced is read back from the
+        shoe, anything else voids the round with the cause. With no live round, stacks the shoe
+        dispensed beyond the journal's are read back and journaled as an alarm.
+        """
+        journal = self.journal
+        if journal is None:
+            raise JournalError("the journal is closed")
+        facts = scan_journal(journal)
+        self.known_dispense_id = facts.known_dispense_id
+        run: RoundRun | None = None
+        if facts.open_round is not None:
+            try:
+                run = rebuild(facts.open_round, facts.round_entries, self.games)
+            except ServiceError as exc:
+                self._void_unreadable(facts.open_round.round_id or "", facts.open_round.data, exc)
+        else:
+            run = self._last_closed_round(journal)
+        self.run = run
+        log.warning("memory rebuilt from the journal", round_id=run.round_id if run else None, state=run and run.state)
+        if doubt and run is not None and not run.closed and not run.terminal:
+            if not run.paused:
+                detail = "an action failed part-way: the round was rebuilt from the journal"
+                run.pause(self, Irregularity.PC_RESTART, detail)
+            if run.paused and self.client is not None and self.link == "up":
+                self._reconcile()
+        elif doubt and (run is None or run.closed):
+            self._journal_unrecorded_stacks()
+        self.after()
+
+    def _last_closed_round(self, journal: Journal) -> RoundRun | None:
+        """The last round, closed, as the journal holds it (the round the view keeps showing)."""
+        opened = journal.last("round-opened")
+        if opened is None or opened.round_id is None:
+            return None
+        try:
+            run = rebuild(opened, list(journal.entries(round_id=opened.round_id)), self.games)
+        except ServiceError:
+            return None
+        run.closed = True
+        return run
+
+    def _journal_unrecorded_stacks(self) -> None:
+        """Stacks the shoe completed beyond the journal's last (no round live): read back and journaled."""
+        client = self.client
+        if client is None or self.link != "up":
+            return
+        try:
+            last = client.status().last_dispense_id
+            for did in range(max(self.known_dispense_id + 1, last - 7), last + 1):  # at most 8
+                cards, why = read_stack(client, did)
+                data = {
+                    "action": "unjournaled-dispense",
+                    "cause": Irregularity.LINK_UNRECONCILED.value,
+                    "detail": why or "the shoe dispensed this stack but the journal had not recorded it",
+                    "dispense_id": did,
+                    "cards": None if cards is None else [read.card for read in cards],
+                    "known_dispense_id": did,
+                }
+                self.append("irregularity", data, None)
+                log.critical("the shoe dispensed a stack the journal had not recorded", dispense_id=did)
+        except ShoeError as exc:
+            log.warning("could not read back the shoe's stacks after a failure", error=str(exc))
 
     def drain(self) -> None:
         while True:

@@ -12,6 +12,7 @@ import pytest
 
 from shoe.cli.journal import JOURNAL_BAD, JOURNAL_UNAVAILABLE
 from shoe.cli.main import main
+from shoe.journal import Journal
 from tests.journal import ROUND, attacker, build
 
 
@@ -145,3 +146,14 @@ def test_export_one_round_to_a_private_file(capsys: pytest.CaptureFixture[str], 
     assert code == 2 and "already exists" in err  # an export is never overwritten
     code, _, _ = run(capsys, "journal", "export", "--round", "nope", "--journal", str(journal))
     assert code == 2
+
+
+def test_verify_exit_10_on_a_round_closed_twice(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two services on one journal: one voided a round the other then settled (issue 10, break 4)."""
+    path = tmp_path / "two.sqlite"
+    with Journal.open(path) as two:
+        two.append("round-opened", {"game": "mississippi-stud"}, round_id="R1")
+        two.append("round-closed", {"outcome": "void"}, round_id="R1")
+        two.append("round-closed", {"outcome": "complete"}, round_id="R1")
+    code, out, _ = run(capsys, "journal", "verify", "--journal", str(path))
+    assert code == 10 and "round R1 is closed a second time after its closing at entry 2" in out
