@@ -94,7 +94,7 @@ def test_a_meter_reading_the_journal_cannot_hold_is_never_paid(e2e: Callable[...
 
 
 def second_shoed(table: Table, *extra: str) -> Proc:
-    argv = [sys.executable, "-m", "shoe.service.main", "--config", str(table.config), "--port", str(table.link),
+    argv = [sys.executable, "-m", "shoe.shoed", "--config", str(table.config), "--port", str(table.link),
             "--journal", str(table.journal), "--http", f"127.0.0.1:{free_port()}", *extra]  # fmt: skip
     return Proc("shoed", argv, table.root / f"shoed-extra-{time.monotonic_ns()}.log")
 
