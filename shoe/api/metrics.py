@@ -34,6 +34,8 @@ HELP: Mapping[str, str] = {
     "api_requests_total": "HTTP requests answered, by method and status code.",
     "api_event_streams": "Event-stream (SSE) connections open now.",
     "api_event_stream_resumes_total": "Event-stream connections that resumed from a cursor.",
+    "api_connections": "HTTP connections open now, event streams apart.",
+    "api_refused_total": "Connections or requests refused by the HTTP server's bounds, by reason.",
 }
 _NAME = re.compile(r"[^a-zA-Z0-9_:]")
 
@@ -114,6 +116,8 @@ class ApiCounters:
         self._requests: Counter[tuple[str, int]] = Counter()
         self._streams = 0
         self._resumes = 0
+        self._connections = 0  # shoe.api.limits: open now, and refusals by reason
+        self._refused: Counter[str] = Counter()
 
     def request(self, method: str, status: int) -> None:
         with self._lock:
@@ -122,6 +126,14 @@ class ApiCounters:
     def resumed(self) -> None:
         with self._lock:
             self._resumes += 1
+
+    def connections(self, open_now: int) -> None:
+        with self._lock:
+            self._connections = open_now
+
+    def refused(self, reason: str) -> None:
+        with self._lock:
+            self._refused[reason] += 1
 
     @contextmanager
     def stream_open(self) -> Iterator[None]:
@@ -136,6 +148,7 @@ class ApiCounters:
     def render(self) -> str:
         with self._lock:
             requests, streams, resumes = sorted(self._requests.items()), self._streams, self._resumes
+            connections, refused = self._connections, sorted(self._refused.items())
         name = _name("api_requests_total")
         lines = _header(name, "api_requests_total", "counter")
         lines += [f"{name}{_labels({'method': m, 'code': str(s)})} {n}" for (m, s), n in requests]
@@ -143,4 +156,8 @@ class ApiCounters:
         lines.append(f"{_name('api_event_streams')} {streams}")
         lines += _header(_name("api_event_stream_resumes_total"), "api_event_stream_resumes_total", "counter")
         lines.append(f"{_name('api_event_stream_resumes_total')} {resumes}")
+        lines += _header(_name("api_connections"), "api_connections", "gauge")
+        lines.append(f"{_name('api_connections')} {connections}")
+        lines += _header(_name("api_refused_total"), "api_refused_total", "counter")
+        lines += [f"{_name('api_refused_total')}{_labels({'reason': r})} {n}" for r, n in refused]
         return "".join(line + "\n" for line in lines)
