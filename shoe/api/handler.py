@@ -219,6 +219,7 @@ class Handler(BaseHTTPRequestHandler):
                 headers={"Retry-After": str(limits.retry_after_s)},
             )
         slot.kind = self._slot_kind = "stream"
+        self.close_connection = True  # the stream slot is this connection's until it closes
 
     def _client_gone(self) -> bool:
         """Whether the client closed its end: readable with nothing to read (it sends nothing on a stream)."""

@@ -158,3 +158,16 @@ def test_event_streams_have_their_own_cap(small: ApiServer) -> None:
 
 def test_the_listen_backlog_is_realistic(small: ApiServer) -> None:
     assert small._httpd.request_queue_size >= 128
+
+
+def test_the_unit_leaves_room_for_every_socket_the_bounds_allow() -> None:
+    import configparser
+    from pathlib import Path
+
+    from shoe.api.limits import CONNECTIONS, RESERVED, STREAMS, WAITING
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(Path(__file__).resolve().parents[2] / "deploy" / "shoed.service")
+    sockets = CONNECTIONS + RESERVED + STREAMS + 2 * WAITING  # waiting, and lingering after a 503
+    assert int(unit["Service"]["LimitNOFILE"]) >= 4 * sockets
