@@ -89,6 +89,24 @@ def test_a_stalled_request_is_cut_at_the_whole_request_bound(small: ApiServer) -
     assert SMALL.request_s - 0.3 <= cut <= SMALL.request_s + 1.0, cut
 
 
+def test_a_body_dribbled_past_the_whole_request_bound_is_cut_with_408(small: ApiServer) -> None:
+    with socket.create_connection(small.address, timeout=5) as sock:
+        head = f"POST /v1/round/void HTTP/1.1\r\nHost: 127.0.0.1:{small.address[1]}\r\n"
+        sock.sendall(f"{head}Content-Type: application/json\r\nContent-Length: 40\r\n\r\n".encode())
+        start, data = time.monotonic(), b""
+        for byte in b'{"cause": "other"' * 2:  # one byte every 0.2 s: 6.8 s for the whole body
+            with contextlib.suppress(OSError):
+                sock.sendall(bytes([byte]))
+            sock.settimeout(0.2)
+            with contextlib.suppress(TimeoutError):
+                data = sock.recv(65536)
+                break
+        cut = time.monotonic() - start
+    assert data.startswith(b"HTTP/1.1 408"), data[:80]
+    assert b'"code":"request-timeout"' in data
+    assert cut <= SMALL.request_s + 1.0, cut
+
+
 def test_an_idle_keep_alive_connection_is_closed_after_the_idle_bound(small: ApiServer) -> None:
     with socket.create_connection(small.address, timeout=5) as sock:
         sock.sendall(f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{small.address[1]}\r\n\r\n".encode())
