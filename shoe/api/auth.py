@@ -86,6 +86,14 @@ class Authenticator:
             )
         return frozenset({found})
 
+    def knows(self, authorization: str | None) -> bool:
+        """Whether ``authorization`` carries a token of the configuration (any role), without raising."""
+        try:
+            self.roles_of(authorization)
+        except ApiError:
+            return False
+        return True
+
     def acting_role(self, authorization: str | None, allowed: Iterable[Role]) -> Role | None:
         """The role a request acts as on a route that admits ``allowed`` (in order of preference).
 

@@ -20,13 +20,17 @@ STATUS_CODES: Mapping[str, int] = {
     "bad-request": 400,
     "unauthorized": 401,
     "forbidden": 403,
+    "foreign-host": 403,
+    "foreign-origin": 403,
     "not-found": 404,
     "method-not-allowed": 405,
     "cursor-ahead": 409,
     "length-required": 411,
+    "request-timeout": 408,
     "payload-too-large": 413,
     "unsupported-media-type": 415,
     "internal": 500,
+    "unavailable": 503,
 }
 
 

@@ -4,10 +4,17 @@ Every refusal is the error envelope: the HTTP layer's own (``ApiError``), the se
 (``ServiceError``, with the rule it cites), the stdlib parser's (a malformed request line), and a
 bug (``500 internal``, traceback to the log only).  Each request is logged as one line (method,
 path, status, role, duration), never with a body: bodies may hold cards once a seat is settled.
+
+Before anything else a request must name this server in ``Host`` and, when it sends one, come from
+this server's own ``Origin`` (``shoe.api.origin``); every POST must say ``Content-Type:
+application/json``.  Reads wait only until the whole-request deadline (``shoe.api.limits``): a
+request still arriving then is answered ``408`` and the connection closed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import select
 import socket
 import time
@@ -20,6 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 import structlog
 
 from shoe.api.errors import ApiError, envelope, json_bytes
+from shoe.api.limits import SEND_S, DeadlineReader, RequestClock
 from shoe.api.routes import Reply, Request, find
 from shoe.api.schema import parse_body
 from shoe.api.static import static_reply
@@ -31,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_BODY", "Handler"]
 
 MAX_BODY = 64 * 1024
+EVENTS_PATH = "/v1/events"  # the one streaming route: it holds a stream slot, not a connection slot
 log = structlog.get_logger("shoe.api")
 
 
@@ -51,8 +60,46 @@ class Handler(BaseHTTPRequestHandler):
     # Headers and body go out in separate sends: with Nagle on, the body waited ~40 ms for the
     # client's delayed ACK on every keep-alive request (bench/service.py measured 975 -> 75 ms/round).
     disable_nagle_algorithm = True
-    timeout = 60  # an idle keep-alive connection is closed after this long
+    timeout = SEND_S  # per send of an answer; reads wait until the request's deadline (RequestClock)
     server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        limits = self.server.api.limits
+        slot = self.server.slots.get(self.connection)
+        self._slot_kind = slot.kind if slot else "ordinary"
+        self._clock = RequestClock(limits)
+        self.rfile.close()  # the socket's own reader: replaced by one bounded by the request's deadline
+        reader = DeadlineReader(self.connection, self._clock, limits.send_s, slot.prefix if slot else b"")
+        self.rfile = io.BufferedReader(reader)
+
+    def handle_one_request(self) -> None:
+        """One request, read within the idle and whole-request bounds; ``408`` when it did not arrive in time."""
+        self._clock.idle()
+        self._answered = False
+        try:
+            super().handle_one_request()
+        except ConnectionError:  # the client went away before its answer was written
+            self.close_connection = True
+            return
+        if not self._clock.expired:
+            return
+        self.close_connection = True
+        if not self._clock.started:
+            return  # idle: a keep-alive connection (or one that never spoke) closes quietly
+        self.server.api.refusals.note("request-timeout")
+        if not self._answered:
+            self._answered = True
+            self.request_version = "HTTP/1.1"
+            self.requestline = getattr(self, "requestline", "")
+            self.command = getattr(self, "command", None) or "-"
+            with contextlib.suppress(OSError):
+                self._send(self._timeout_reply())
+
+    def _timeout_reply(self) -> Reply:
+        limits = self.server.api.limits
+        message = f"the request did not arrive whole within {limits.request_s:g} s; the connection is closed"
+        return _error(408, "request-timeout", message)
 
     def do_GET(self) -> None:
         self._dispatch()
@@ -103,6 +150,7 @@ class Handler(BaseHTTPRequestHandler):
         except Exception:
             log.exception("request failed", method=self.command, path=self._path())
             reply = _error(500, "internal", "internal error; the service log has the details")
+        self._clock.done()
         # Counted and logged before the body goes out (after it, for a stream): a client that has its
         # answer finds its request in /metrics and in the log.
         if reply.stream is None:
@@ -128,6 +176,7 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self) -> Reply:
         api = self.server.api
         url = urlsplit(self.path)
+        api.hosts.check(self.headers, self.connection.getsockname())  # before anything: Host, then Origin
         static = static_reply(self.command, url.path, {k.lower(): v for k, v in self.headers.items()})
         if static is not None:  # the UI's files (shoe/ui/static): no token, not in the route table
             return static
@@ -139,6 +188,8 @@ class Handler(BaseHTTPRequestHandler):
             allow = ", ".join(sorted(routes))
             raise ApiError("method-not-allowed", f"{url.path} takes {allow}", headers={"Allow": allow})
         self._role = api.auth.acting_role(self.headers.get("Authorization"), route.roles)
+        if route.path == EVENTS_PATH:
+            self._to_stream()
         params: dict[str, Any] = {}
         if route.method == "POST":
             params = parse_body(self._read_body(), route.fields, open_body=route.open_body)
@@ -153,6 +204,22 @@ class Handler(BaseHTTPRequestHandler):
             client_gone=self._client_gone,
         )
         return route.handler(request)
+
+    def _to_stream(self) -> None:
+        """Trade this connection's slot for an event-stream slot (streams have their own cap)."""
+        if self._slot_kind == "stream":
+            return
+        slot = self.server.slots.get(self.connection)
+        limits = self.server.api.limits
+        if slot is None or not self.server.gate.move(slot.kind, "stream"):
+            self.server.api.refusals.note("streams")
+            raise ApiError(
+                "unavailable",
+                f"{limits.streams} event streams are open, the most this server keeps; close one or retry",
+                headers={"Retry-After": str(limits.retry_after_s)},
+            )
+        slot.kind = self._slot_kind = "stream"
+        self.close_connection = True  # the stream slot is this connection's until it closes
 
     def _client_gone(self) -> bool:
         """Whether the client closed its end: readable with nothing to read (it sends nothing on a stream)."""
@@ -172,12 +239,16 @@ class Handler(BaseHTTPRequestHandler):
         if length > MAX_BODY:
             raise ApiError("payload-too-large", f"the body is {length} bytes; the limit is {MAX_BODY}")
         media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        if length and media != "application/json":
-            raise ApiError("unsupported-media-type", f"send the body as application/json, not {media or 'untyped'}")
+        if media != "application/json":  # on every POST, body or not: a cross-origin page cannot send it unasked
+            raise ApiError(
+                "unsupported-media-type",
+                f"send every POST with Content-Type: application/json (even with no body), not {media or 'none'}",
+            )
         try:
             data = self.rfile.read(length)
         except TimeoutError:
-            data = b""
+            message = f"the request did not arrive whole within {self.server.api.limits.request_s:g} s"
+            raise ApiError("request-timeout", message) from None
         if len(data) < length:  # the connection closes after the answer: the stream is out of step
             raise ApiError("bad-request", f"the body ended after {len(data)} of its {length} bytes")
         self._body_read = True
@@ -192,6 +263,9 @@ class Handler(BaseHTTPRequestHandler):
         )
         if unread:  # the body was refused unread: it cannot be skipped safely, so the connection ends
             self.close_connection = True
+        if getattr(self, "_slot_kind", "ordinary") == "reserved":
+            self.close_connection = True  # a reserved slot serves one request: it is back for the next one at once
+        self._answered = True
         self.send_response(reply.status)
         self.send_header("Content-Type", reply.content_type)
         self.send_header("Cache-Control", reply.headers.get("Cache-Control", "no-store"))  # the UI's files revalidate

@@ -44,12 +44,29 @@ class ApiCounters:
             "Event-stream connections that resumed from a cursor.",
             registry=self.registry,
         )
+        self._connections = Gauge(
+            "shoe_api_connections", "HTTP connections open now, event streams apart.", registry=self.registry
+        )
+        self._refused = Counter(
+            "shoe_api_refused",
+            "Connections or requests refused by the HTTP server's bounds, by reason.",
+            ("reason",),
+            registry=self.registry,
+        )
 
     def request(self, method: str, status: int) -> None:
         self._requests.labels(method=method, code=str(status)).inc()
 
     def resumed(self) -> None:
         self._resumes.inc()
+
+    def connections(self, open_now: int) -> None:
+        """How many connections are open now (``shoe.api.limits``), event streams apart."""
+        self._connections.set(open_now)
+
+    def refused(self, reason: str) -> None:
+        """One connection or request refused by the server's bounds, by ``reason``."""
+        self._refused.labels(reason=reason).inc()
 
     @contextmanager
     def stream_open(self) -> Iterator[None]:

@@ -30,12 +30,13 @@ ERROR_STATUSES: dict[int, str] = {
     **SERVICE_STATUSES,
     400: "The request is malformed (not JSON, a missing or mistyped field, a bad cursor) or a value is refused",
     401: "No bearer token, or one the configuration does not hold (`WWW-Authenticate: Bearer`)",
-    403: "The token's role may not do this",
+    403: "The token's role may not do this, or the request's Host or Origin is not this server's",
     404: "No such path, or nothing to act on (no round is open)",
     405: "The path does not take this method (`Allow` lists those it does)",
+    408: "The request did not arrive whole within the server's bound (docs/api.md, Bounds under a flood)",
     411: "A request body without Content-Length (chunked bodies are not accepted)",
     413: "The request body is over 64 KiB",
-    415: "The request body is not application/json",
+    415: "A POST without Content-Type: application/json (required with no body too)",
     500: "A bug: the message is fixed, the details are in the service log",
 }
 assert set(STATUS_CODES.values()) <= set(ERROR_STATUSES)

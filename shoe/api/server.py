@@ -1,9 +1,12 @@
-"""The HTTP server: stdlib ``ThreadingHTTPServer``, one thread per connection, HTTP/1.1 keep-alive.
+"""The HTTP server: stdlib ``ThreadingHTTPServer``, one thread per connection, HTTP/1.1 keep-alive, bounded.
 
-``ApiServer(service, host, port, tokens=...)`` binds at once (port 0 picks a free port; ``.address``
-says which) and refuses a non-loopback host without tokens; ``.start()`` serves on a thread,
-``.stop()`` ends every connection, event streams included.  ``serve(service, config)`` does both
-from a ``ServiceConfig``.  The request handler is in ``shoe.api.handler``.
+``ApiServer(service, host, port, tokens=..., limits=...)`` binds at once (port 0 picks a free port;
+``.address`` says which) and refuses a non-loopback host without tokens; ``.start()`` serves on a
+thread, ``.stop()`` ends every connection, event streams included.  ``serve(service, config)`` does
+both from a ``ServiceConfig``.  The request handler is in ``shoe.api.handler``; the bounds on
+connections, streams and request time in ``shoe.api.limits`` (docs/api.md, "Bounds under a flood"):
+a new connection takes an ordinary slot and a thread, or waits without one in the waiting room
+(``shoe.api.waiting``) for a reserved slot, or is answered ``503`` at once.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any, Protocol
 
@@ -20,13 +24,36 @@ import structlog
 
 from shoe.api.auth import Authenticator, check_bind
 from shoe.api.handler import Handler
+from shoe.api.limits import Gate, Limits, RefusalLog
 from shoe.api.metrics import ApiCounters
+from shoe.api.origin import HostCheck
 from shoe.api.routes import Service
+from shoe.api.waiting import WaitingRoom
 from shoe.service import Role
 
 __all__ = ["ApiServer", "serve"]
 
 log = structlog.get_logger("shoe.api")
+
+
+@dataclass
+class Slot:
+    """What a connection's thread holds: its kind of slot (``shoe.api.limits.Gate``) and the bytes
+    the waiting room already read from it."""
+
+    kind: str
+    prefix: bytes = b""
+
+
+def _head(data: bytes) -> tuple[str, str, dict[str, str]]:
+    """Method, path and lower-cased headers of a request head read by the waiting room."""
+    lines = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    method, _, rest = lines[0].partition(" ")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), value.strip())
+    return method, rest.partition(" ")[0], headers
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -35,18 +62,51 @@ class _HTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], api: ApiServer) -> None:
         self.api = api
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.request_queue_size = api.limits.backlog
         self.connections: set[socket.socket] = set()
+        self.slots: dict[socket.socket, Slot] = {}
         self.lock = threading.Lock()
+        self.gate = Gate(api.limits, api.counters)
+        self.room = WaitingRoom(api.limits, self._admit_waited, api.refusals)
         super().__init__(address, Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        """On the accept thread: an ordinary slot and a thread, or the waiting room (which may refuse)."""
+        if self.gate.take("ordinary"):
+            self._start(request, client_address, Slot("ordinary"))
+        else:
+            self.room.add(request, client_address)
+
+    def _admit_waited(self, sock: socket.socket, client_address: Any, data: bytes) -> str | None:
+        """A whole request from the waiting room: a slot and a thread, or the reason for a 503."""
+        if self.gate.take("ordinary"):
+            self._start(sock, client_address, Slot("ordinary", data))
+            return None
+        if not self._eligible(data) or not self.gate.take("reserved"):
+            return "reserved"
+        self._start(sock, client_address, Slot("reserved", data))
+        return None
+
+    def _eligible(self, data: bytes) -> bool:
+        """A reserved slot serves the dealer display: a known token, any request with no tokens
+        configured (loopback only: every caller holds every role), or one of the UI's files."""
+        method, path, headers = _head(data)
+        if self.api.auth.open or self.api.auth.knows(headers.get("authorization")):
+            return True
+        return method in ("GET", "HEAD") and (path in ("/", "/ui", "/ui/") or path.startswith("/ui/"))
+
+    def _start(self, request: socket.socket, client_address: Any, slot: Slot) -> None:
         with self.lock:
             self.connections.add(request)
+            self.slots[request] = slot
         super().process_request(request, client_address)
 
     def shutdown_request(self, request: Any) -> None:
         with self.lock:
             self.connections.discard(request)
+            slot = self.slots.pop(request, None)
+        if slot is not None:
+            self.gate.release(slot.kind)
         super().shutdown_request(request)
 
 
@@ -54,15 +114,24 @@ class ApiServer:
     """The table API over HTTP for one ``TableService``."""
 
     def __init__(
-        self, service: Service, host: str = "127.0.0.1", port: int = 0, *, tokens: Mapping[str, Role] | None = None
+        self,
+        service: Service,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        tokens: Mapping[str, Role] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         tokens = dict(tokens or {})
         check_bind(host, tokens)
         self.service = service
         self.auth = Authenticator(tokens)
+        self.limits = limits or Limits()
         self.counters = ApiCounters()
+        self.refusals = RefusalLog(self.counters)
         self.stopping = threading.Event()
         self._httpd = _HTTPServer((host, port), self)
+        self.hosts = HostCheck(host, self.address[1])
         self._thread: threading.Thread | None = None
 
     @property
@@ -76,9 +145,19 @@ class ApiServer:
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def start(self) -> ApiServer:
+        self._httpd.room.start()
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.2,), name="shoe-api", daemon=True)
         self._thread.start()
-        log.info("api listening", url=self.url, auth="open (loopback, no tokens)" if self.auth.open else "bearer")
+        limits = self.limits
+        log.info(
+            "api listening",
+            url=self.url,
+            auth="open (loopback, no tokens)" if self.auth.open else "bearer",
+            connections=limits.connections,
+            reserved=limits.reserved,
+            streams=limits.streams,
+            request_s=limits.request_s,
+        )
         return self
 
     def stop(self, grace: float = 5.0) -> None:
@@ -87,6 +166,7 @@ class ApiServer:
         if self._thread is not None:
             self._httpd.shutdown()
             self._thread.join()
+        self._httpd.room.stop()
         with self._httpd.lock:
             open_now = list(self._httpd.connections)
         for conn in open_now:

@@ -196,7 +196,13 @@ class SseReader:
 
     def __init__(self, address: tuple[str, int], path: str = "/v1/events", headers: Mapping[str, str] | None = None):
         self.sock = socket.create_connection(address, timeout=10)
-        lines = [f"GET {path} HTTP/1.1", "Host: test", *(f"{k}: {v}" for k, v in (headers or {}).items()), "", ""]
+        lines = [
+            f"GET {path} HTTP/1.1",
+            f"Host: {address[0]}:{address[1]}",
+            *(f"{k}: {v}" for k, v in (headers or {}).items()),
+            "",
+            "",
+        ]
         self.sock.sendall("\r\n".join(lines).encode())
         self.buffer = b""
         self.raw = b""  # everything received, for the secrecy scan

@@ -147,7 +147,8 @@ def test_keep_alive_survives_a_refusal_whose_body_was_read_not_one_left_unread(s
 
 def test_a_body_shorter_than_its_content_length_is_a_bad_request(api: ApiServer) -> None:
     with socket.create_connection(api.address, timeout=5) as sock:
-        head = "POST /v1/round/void HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n"
+        host = f"Host: 127.0.0.1:{api.address[1]}"
+        head = f"POST /v1/round/void HTTP/1.1\r\n{host}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n"
         sock.sendall(head.encode() + b'{"cause": "other"}')
         sock.shutdown(socket.SHUT_WR)
         data = b""

@@ -36,7 +36,7 @@ def test_a_full_ny_round_over_http_ends_with_settlement_lines(api: ApiServer, cl
 
 
 def test_maintenance_is_refused_with_409_while_a_round_is_live(client: Client) -> None:
-    assert client.ok("POST", "/v1/maintenance/verify-journal")["ok"] is True  # no round: allowed
+    assert client.ok("POST", "/v1/maintenance/verify-journal", {})["ok"] is True  # no round: allowed
     open_ny_round(client)
     for path, body in [
         ("/v1/maintenance/dispense", {"stacks": 1, "size": 2}),

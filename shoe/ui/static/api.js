@@ -44,10 +44,10 @@ export class ApiError extends Error {
 export async function api(method, path, body) {
   const headers = { Accept: "application/json", ...authHeaders() };
   const init = { method, headers, cache: "no-store" };
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
+  // Every POST says application/json, body or not: the service refuses one that does not (a page of
+  // another origin cannot send this type without a CORS preflight, which the service never grants).
+  if (body !== undefined || method === "POST") headers["Content-Type"] = "application/json";
+  if (body !== undefined) init.body = JSON.stringify(body);
   let response;
   try {
     response = await fetch(path, init);

@@ -1,0 +1,220 @@
+"""The HTTP server's bounds: how many connections, event streams and waiting sockets, and for how long.
+
+One thread serves one connection (``ThreadingHTTPServer``), so a bound on connections is a bound on
+threads and file descriptors.  The figures and the reasoning are in docs/api.md ("Bounds under a
+flood"); the limits are module constants (``Limits()`` holds them; tests pass smaller ones):
+
+- ``CONNECTIONS`` ordinary connections, each on its own thread, keep-alive allowed;
+- past them a new connection waits, with no thread, in the waiting room (``shoe.api.waiting``,
+  at most ``WAITING`` sockets): if its whole request arrives within ``RESERVED_WAIT_S`` and it is
+  one the dealer display makes (a known token, or any request when no tokens are configured, or a UI
+  file) it gets one of the ``RESERVED`` slots, is answered and closed; otherwise ``503`` with
+  ``Retry-After``.  A connection that finds the waiting room full gets ``503`` at once;
+- ``STREAMS`` event streams (``GET /v1/events``), counted apart: a stream lives for hours by design;
+- a request must arrive whole (request line, headers and body) within ``REQUEST_S`` of its first
+  byte, however it is spread over reads; an idle keep-alive connection is closed after ``IDLE_S``.
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
+    from shoe.api.metrics import ApiCounters
+
+__all__ = [
+    "BACKLOG",
+    "CONNECTIONS",
+    "IDLE_S",
+    "REQUEST_S",
+    "RESERVED",
+    "RESERVED_WAIT_S",
+    "RETRY_AFTER_S",
+    "SEND_S",
+    "STREAMS",
+    "WAITING",
+    "DeadlineReader",
+    "Gate",
+    "Limits",
+    "RefusalLog",
+    "RequestClock",
+]
+
+CONNECTIONS = 64  # ordinary connections (one thread each)
+RESERVED = 8  # slots for a whole, quick, authenticated request when the ordinary ones are taken
+STREAMS = 16  # event streams open at once (the dealer display and technician pages hold one each)
+WAITING = 256  # sockets waiting (no thread) for a reserved slot
+REQUEST_S = 10.0  # a whole request (headers and body) from its first byte
+IDLE_S = 5.0  # an idle keep-alive connection, or a new one that sends nothing, is closed after this
+RESERVED_WAIT_S = 2.0  # the whole request must be in within this to take a reserved slot
+SEND_S = 30.0  # one blocked send of an answer (a client that does not read) ends the connection
+RETRY_AFTER_S = 2  # the Retry-After of a 503
+BACKLOG = 128  # the listen backlog (the kernel caps it at net.core.somaxconn)
+LOG_EVERY_S = 10.0  # at most one "connections refused" line this often; each carries the count
+
+log = structlog.get_logger("shoe.api")
+
+
+@dataclass(frozen=True)
+class Limits:
+    connections: int = CONNECTIONS
+    reserved: int = RESERVED
+    streams: int = STREAMS
+    waiting: int = WAITING
+    request_s: float = REQUEST_S
+    idle_s: float = IDLE_S
+    reserved_wait_s: float = RESERVED_WAIT_S
+    send_s: float = SEND_S
+    retry_after_s: int = RETRY_AFTER_S
+    backlog: int = BACKLOG
+
+
+class RefusalLog:
+    """Counts refusals and logs them rate-limited: the first of a burst at once, then one line every
+    ``LOG_EVERY_S`` with the count since the last line (``flush`` writes a burst's last count)."""
+
+    def __init__(self, counters: ApiCounters, every_s: float = LOG_EVERY_S) -> None:
+        self._counters = counters
+        self._every = every_s
+        self._lock = threading.Lock()
+        self._pending: Counter[str] = Counter()
+        self._last = -float("inf")
+
+    def note(self, reason: str) -> None:
+        self._counters.refused(reason)
+        with self._lock:
+            self._pending[reason] += 1
+        self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if not self._pending or now - self._last < self._every:
+                return
+            pending, self._pending, self._last = self._pending, Counter(), now
+        log.warning(
+            "connections refused",
+            count=sum(pending.values()),
+            reason=pending.most_common(1)[0][0],
+            reasons=dict(pending),
+            hint="a flood of connections or slow requests: see shoe_api_refused_total in /metrics",
+        )
+
+
+class Gate:
+    """The slots: ``ordinary``, ``reserved`` and ``stream``; thread-safe; the open count goes to ``counters``."""
+
+    def __init__(self, limits: Limits, counters: ApiCounters) -> None:
+        self._caps = {"ordinary": limits.connections, "reserved": limits.reserved, "stream": limits.streams}
+        self._used = dict.fromkeys(self._caps, 0)
+        self._lock = threading.Lock()
+        self._counters = counters
+
+    def take(self, kind: str) -> bool:
+        with self._lock:
+            if self._used[kind] >= self._caps[kind]:
+                return False
+            self._used[kind] += 1
+            self._publish()
+            return True
+
+    def move(self, old: str, new: str) -> bool:
+        """Trade an ``old`` slot for a ``new`` one (a request that turns into an event stream)."""
+        with self._lock:
+            if self._used[new] >= self._caps[new]:
+                return False
+            self._used[old] -= 1
+            self._used[new] += 1
+            self._publish()
+            return True
+
+    def release(self, kind: str) -> None:
+        with self._lock:
+            self._used[kind] -= 1
+            self._publish()
+
+    def used(self, kind: str) -> int:
+        with self._lock:
+            return self._used[kind]
+
+    def _publish(self) -> None:
+        self._counters.connections(self._used["ordinary"] + self._used["reserved"])
+
+
+class RequestClock:
+    """The deadline of the request being read on one connection.
+
+    ``idle()`` before each request: the connection may sit silent ``idle_s``; its first byte starts
+    the whole-request bound, ``request_s``; ``done()`` once the body is read (no read deadline then).
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
+        self.deadline: float | None = None
+        self.started = False  # a byte of the current request has arrived
+        self.expired = False
+
+    def idle(self) -> None:
+        self.deadline = time.monotonic() + self._limits.idle_s
+        self.started = self.expired = False
+
+    def arrived(self) -> None:
+        if not self.started:
+            self.started = True
+            self.deadline = time.monotonic() + self._limits.request_s
+
+    def done(self) -> None:
+        self.deadline = None
+
+
+class DeadlineReader(io.RawIOBase):
+    """The socket as a raw stream whose every read waits only until the clock's deadline.
+
+    ``prefix`` is what was already read from the socket (by the waiting room), served first.
+    """
+
+    def __init__(self, sock: socket.socket, clock: RequestClock, send_s: float, prefix: bytes = b"") -> None:
+        super().__init__()
+        self._sock = sock
+        self._clock = clock
+        self._send_s = send_s
+        self._prefix = memoryview(prefix)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._prefix:
+            n = min(len(view), len(self._prefix))
+            view[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            self._clock.arrived()
+            return n
+        deadline = self._clock.deadline
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._clock.expired = True
+                raise TimeoutError("the request took longer than its bound")
+            self._sock.settimeout(left)
+        try:
+            n = self._sock.recv_into(view)
+        except TimeoutError:
+            self._clock.expired = True
+            raise
+        finally:
+            self._sock.settimeout(self._send_s)  # what the answer's sends wait at most
+        if n:
+            self._clock.arrived()
+        return n

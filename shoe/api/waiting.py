@@ -1,0 +1,198 @@
+"""The waiting room: a connection that finds every ordinary slot taken waits here, with no thread.
+
+One thread and one selector hold up to ``Limits.waiting`` sockets and read what they send.  A socket
+whose whole request (headers, and the body its ``Content-Length`` announces) arrives within
+``Limits.reserved_wait_s`` is offered to ``admit`` (the server: an ordinary slot if one came free,
+else a reserved slot if the request is eligible); anything else is answered ``503`` with
+``Retry-After`` and closed.  So a slow-loris connection costs a file descriptor for two seconds and
+never a thread, and the dealer display's quick requests still find a slot (docs/api.md, "Bounds
+under a flood").
+
+A refused socket lingers (``LINGER_S``, without a thread) after its ``503`` so that the client reads
+the answer: closing a socket with unread request bytes would reset the connection and lose it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from shoe.api.errors import envelope, json_bytes
+from shoe.api.limits import Limits, RefusalLog
+
+__all__ = ["LINGER_S", "WaitingRoom", "refusal_bytes"]
+
+LINGER_S = 1.0
+MAX_HEAD = 64 * 1024  # the stdlib parser's own limits are 64 KiB a line, 100 headers
+MAX_BODY = 64 * 1024  # as shoe.api.handler.MAX_BODY: a larger body is refused there, unread
+TICK_S = 0.5
+
+_MESSAGES = {
+    "connections": "the table service is at its connection limit",
+    "reserved": "the table service is at its connection limit; its reserved slots serve only requests "
+    "with a known bearer token",
+    "slow": "the table service is at its connection limit, and this request did not arrive whole in time",
+}
+
+Admit = Callable[[socket.socket, Any, bytes], str | None]
+
+
+def refusal_bytes(reason: str, retry_after_s: int) -> bytes:
+    """The whole ``503`` answer for a refusal before any thread took the connection."""
+    message = f"{_MESSAGES.get(reason, _MESSAGES['connections'])}; retry after {retry_after_s} s"
+    body = json_bytes(envelope("unavailable", message))
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\nServer: shoed/1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nRetry-After: {retry_after_s}\r\nCache-Control: no-store\r\n"
+        "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+def _whole(data: bytes) -> bool | None:
+    """True when ``data`` holds a whole request, False when more is due, None when it is too large."""
+    end = data.find(b"\r\n\r\n")
+    if end < 0:
+        return None if len(data) > MAX_HEAD else False
+    length = 0
+    for line in data[:end].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            raw = value.strip()
+            length = int(raw) if raw.isdigit() and len(raw) < 10 else 0  # the handler refuses a bad one
+    return length > MAX_BODY or len(data) >= end + 4 + length
+
+
+@dataclass
+class _Entry:
+    address: Any
+    deadline: float
+    lingering: bool
+    data: bytes = b""
+
+
+class WaitingRoom:
+    """Sockets waiting for their request (or lingering after a 503), on one thread."""
+
+    def __init__(self, limits: Limits, admit: Admit, refusals: RefusalLog) -> None:
+        self._limits = limits
+        self._admit = admit
+        self._refusals = refusals
+        self._selector = selectors.DefaultSelector()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._lock = threading.Lock()
+        self._incoming: list[tuple[socket.socket, _Entry]] = []
+        self._counts = {False: 0, True: 0}  # waiting, lingering
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="shoe-api-waiting", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for key in list(self._selector.get_map().values()):
+            with contextlib.suppress(OSError):
+                key.fileobj.close()  # type: ignore[union-attr]
+        with self._lock:
+            for sock, _ in self._incoming:
+                sock.close()
+            self._incoming.clear()
+        self._selector.close()
+        self._wake_w.close()
+
+    def add(self, sock: socket.socket, address: Any) -> None:
+        """Take a new connection (the accept thread calls this); a full room refuses it at once."""
+        if not self._enqueue(sock, _Entry(address, time.monotonic() + self._limits.reserved_wait_s, False)):
+            self.refuse(sock, "connections")
+
+    def refuse(self, sock: socket.socket, reason: str) -> None:
+        """Answer ``503`` without blocking, count and log it, and let the socket linger."""
+        self._refusals.note(reason)
+        with contextlib.suppress(OSError):
+            sock.setblocking(False)
+            sock.send(refusal_bytes(reason, self._limits.retry_after_s))
+            sock.shutdown(socket.SHUT_WR)
+        if not self._enqueue(sock, _Entry(None, time.monotonic() + LINGER_S, True)):
+            sock.close()
+
+    def _enqueue(self, sock: socket.socket, entry: _Entry) -> bool:
+        with self._lock:
+            if self._stopping.is_set() or self._counts[entry.lingering] >= self._limits.waiting:
+                return False
+            self._counts[entry.lingering] += 1
+            sock.setblocking(False)
+            self._incoming.append((sock, entry))
+        self._wake()
+        return True
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"x")
+
+    def _leave(self, sock: socket.socket, entry: _Entry, *, close: bool) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self._selector.unregister(sock)
+        with self._lock:
+            self._counts[entry.lingering] -= 1
+        if close:
+            sock.close()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            now = time.monotonic()
+            entries = [(key.fileobj, key.data) for key in self._selector.get_map().values() if key.data]
+            nearest = min((e.deadline for _, e in entries), default=now + TICK_S)
+            for key, _ in self._selector.select(max(0.0, min(TICK_S, nearest - now))):
+                if key.fileobj is self._wake_r:
+                    with contextlib.suppress(OSError):
+                        self._wake_r.recv(4096)
+                    continue
+                assert isinstance(key.fileobj, socket.socket)
+                self._read(key.fileobj, key.data)
+            with self._lock:
+                incoming, self._incoming = self._incoming, []
+            for sock, entry in incoming:
+                self._selector.register(sock, selectors.EVENT_READ, entry)
+            now = time.monotonic()
+            for key in list(self._selector.get_map().values()):
+                entry = key.data
+                if entry and entry.deadline <= now and isinstance(key.fileobj, socket.socket):
+                    self._leave(key.fileobj, entry, close=entry.lingering)
+                    if not entry.lingering:
+                        self.refuse(key.fileobj, "slow")
+            self._refusals.flush()
+
+    def _read(self, sock: socket.socket, entry: _Entry) -> None:
+        try:
+            chunk = sock.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._leave(sock, entry, close=True)
+            return
+        if entry.lingering:
+            return  # drained: the client's request bytes, read so that close() sends no reset
+        entry.data += chunk
+        whole = _whole(entry.data)
+        if whole is False:
+            return
+        self._leave(sock, entry, close=False)
+        reason = "reserved" if whole is None else self._admit(sock, entry.address, entry.data)
+        if reason is not None:
+            self.refuse(sock, reason)

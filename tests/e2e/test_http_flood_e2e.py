@@ -1,0 +1,138 @@
+"""Issue 10 break 6 through the real ``shoed``: slow connections must not exhaust threads or starve the dealer.
+
+The attack that found it held 984 connections, each sending one header line every 15 s: the server
+kept a thread per connection (988) and the dealer could not finish a round; nothing was logged.  Here
+300 such connections (one line every 2 s, reopened when the server closes them, as an attacker would)
+run against ``shoed`` with its real limits while the dealer opens, closes bets on and voids a round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from shoe.api.limits import CONNECTIONS, REQUEST_S, RESERVED
+from tests.e2e.conftest import Table
+from tests.e2e.support import TOKENS
+
+SLOW = 300
+ATTACK_S = 25.0  # an upper bound: the attack stops as soon as the test is done with it
+
+
+def threads_of(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no Threads line for pid {pid}")
+
+
+class SlowLoris:
+    """``count`` connections that each send a request line, then one header line every ``every_s``."""
+
+    def __init__(self, port: int, count: int, every_s: float = 2.0) -> None:
+        self.port, self.count, self.every_s = port, count, every_s
+        self.stop = threading.Event()
+        self.reopened = 0
+        self.opened = threading.Event()  # every connection opened once (a short backlog makes that slow)
+        self._thread = threading.Thread(target=self._run, name="slow-loris", daemon=True)
+
+    def _open(self) -> socket.socket | None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=5.0)
+            sock.sendall(f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n".encode())
+        except OSError:
+            return None
+        return sock
+
+    def _run(self) -> None:
+        with ThreadPoolExecutor(32) as pool:  # in parallel: a connect may wait out a full backlog
+            socks = [s for s in pool.map(lambda _: self._open(), range(self.count)) if s is not None]
+        self.opened.set()
+        deadline, line = time.monotonic() + ATTACK_S, 0
+        try:
+            while not self.stop.wait(self.every_s) and time.monotonic() < deadline:
+                line += 1
+                kept = []
+                for sock in socks:
+                    try:
+                        sock.sendall(f"X-Slow-{line}: 1\r\n".encode())
+                        kept.append(sock)
+                    except OSError:
+                        sock.close()
+                with ThreadPoolExecutor(32) as pool:  # the server closed some: open them again
+                    again = [s for s in pool.map(lambda _: self._open(), range(self.count - len(kept))) if s]
+                self.reopened += len(again)
+                kept += again
+                socks = kept
+        finally:
+            for sock in socks:
+                sock.close()
+
+    def __enter__(self) -> SlowLoris:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self._thread.join(timeout=ATTACK_S + 10)
+
+
+@pytest.fixture
+def table(e2e: Callable[..., Table]) -> Iterator[Table]:
+    yield e2e(seed=11)
+
+
+def test_slow_loris_leaves_threads_bounded_and_the_dealer_plays(table: Table) -> None:
+    pid = table.shoed.proc.pid
+    idle = threads_of(pid)
+    with SlowLoris(table.api.port, SLOW) as attack:
+        assert attack.opened.wait(ATTACK_S), "the slow connections did not open"
+        peak, until = idle, time.monotonic() + 2.0
+        while time.monotonic() < until:
+            peak = max(peak, threads_of(pid))
+            time.sleep(0.1)
+        assert peak - idle <= CONNECTIONS + RESERVED, f"{peak} threads (idle {idle}) under {SLOW} slow connections"
+        # The dealer's round goes on: each action answered (the reserved slots take a known token).
+        seats = [{"seat": 1, "ante": 1000}, {"seat": 2, "ante": 500}]
+        table.api.post("/v1/rounds", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": seats})
+        table.api.post("/v1/round/no-more-bets")
+        table.api.post("/v1/round/void", {"cause": "other"})
+        assert table.api.round()["state"] == "misdeal"  # type: ignore[index]
+        assert threads_of(pid) - idle <= CONNECTIONS + RESERVED
+    conn = http.client.HTTPConnection("127.0.0.1", table.api.port, timeout=10)
+    conn.request("GET", "/metrics", headers={"Authorization": f"Bearer {TOKENS['observer']}"})
+    metrics = conn.getresponse().read().decode()
+    conn.close()
+    refused = [line for line in metrics.splitlines() if line.startswith("shoe_api_refused_total{")]
+    assert sum(float(line.split()[-1]) for line in refused) > 0, metrics[-600:]
+    log = "\n".join(p.log.read_text(errors="replace") for p in table.shoed.runs)
+    assert "connections refused" in log  # the flood is in the service log, with its count
+
+
+def test_a_stalled_request_is_cut_at_the_whole_request_bound(table: Table) -> None:
+    port = table.api.port
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+        start, answer = time.monotonic(), b""
+        for i in range(int(REQUEST_S * 3)):  # one header line a second: every read is quick
+            with contextlib.suppress(OSError):
+                sock.sendall(f"X-Slow-{i}: 1\r\nAuthorization: Bearer {TOKENS['observer']}\r\n".encode())
+            sock.settimeout(1.0)
+            try:
+                answer = sock.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            break
+        cut = time.monotonic() - start
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
+    assert REQUEST_S - 1.0 <= cut <= REQUEST_S + 3.0, cut
