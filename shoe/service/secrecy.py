@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 __all__ = ["CARD_CODE", "mississippi_view", "project", "public_record", "scrub_text", "stud_view"]
 
-CARD_CODE = re.compile(r"\b[2-9TJQKA][cdhs]\b")
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
+"""One card code (``As``) or a run of them written together (``AsKd7c``, a deck), as a word of its own."""
 HIDDEN = "??"
 _CARD_KEYS = frozenset({"card", "cards", "community", "burns", "hole", "magic_card", "down", "showdown"})
 _IDENTIFIER_KEYS = frozenset({"type", "kind", "line", "hand", "category", "code", "rule", "outcome", "state"})
@@ -32,9 +34,26 @@ def _public_value(key: str, value: object) -> object:
     return scrub_text(value) if isinstance(value, str) and key not in _IDENTIFIER_KEYS else value
 
 
+@cache
+def _identifiers() -> re.Pattern[str]:
+    """Fixed vocabulary that contains a card-like word and stays readable: ``pair-6s-to-10s`` is a paytable line."""
+    from shoe.rules.paytables import BaseHand
+
+    names = sorted((h.value for h in BaseHand if CARD_CODE.search(h.value)), key=len, reverse=True)
+    return re.compile("|".join(rf"(?<![A-Za-z0-9-]){re.escape(n)}(?![A-Za-z0-9-])" for n in names) or r"(?!)")
+
+
 def scrub_text(text: str) -> str:
-    """Replace every card-code-looking token (``As``, ``Td``) in free text."""
-    return CARD_CODE.sub(HIDDEN, text)
+    """Replace every card code in free text, alone (``As``) or written together (``AsKd7c``).
+
+    Paytable line names (``pair-6s-to-10s``) are vocabulary, not cards, and stay as they are.
+    """
+    parts = _identifiers().split(text)
+    names = _identifiers().findall(text)
+    out = [CARD_CODE.sub(HIDDEN, parts[0])]
+    for name, part in zip(names, parts[1:], strict=True):
+        out += [name, CARD_CODE.sub(HIDDEN, part)]
+    return "".join(out)
 
 
 def _count(value: object) -> int | None:
