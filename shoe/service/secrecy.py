@@ -9,8 +9,11 @@ The same rule for every role (dealer, technician, observer, table system):
   up cards and the common card as soon as they are dealt;
 - free text (misdeal details, refusal messages) has anything that looks like a card code replaced.
 
+Which field shows from which moment is declared, type by type and kind by kind, in
+:mod:`shoe.service.visibility`: an allow-list, so a field nobody declared is never shown.
+
 The journal holds everything; what leaves the service goes through :func:`public_record`,
-:func:`project` or the ``*_view`` functions here.
+:func:`public_payload`, :func:`project` or the ``*_view`` functions here.
 """
 
 from __future__ import annotations
@@ -31,15 +34,17 @@ __all__ = ["CARD_CODE", "mississippi_view", "project", "public_payload", "public
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
 """One card code (``As``) or a run of them written together (``AsKd7c``, a deck), as a word of its own."""
 HIDDEN = "??"
+ROUND_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}")
+"""A round id (``MS-04-20261201T091500Z-7c2d9c``, see ``rounds.new_round_id``): its hex tail may look like cards."""
 
 
 @cache
 def _identifiers() -> re.Pattern[str]:
-    """Fixed vocabulary that contains a card-like word and stays readable: ``pair-6s-to-10s`` is a paytable line."""
+    """Words that may contain card-like runs and stay readable: paytable lines (``pair-6s-to-10s``), round ids."""
     from shoe.rules.paytables import BaseHand
 
-    names = sorted((h.value for h in BaseHand if CARD_CODE.search(h.value)), key=len, reverse=True)
-    return re.compile("|".join(rf"(?<![A-Za-z0-9-]){re.escape(n)}(?![A-Za-z0-9-])" for n in names) or r"(?!)")
+    names = sorted((re.escape(h.value) for h in BaseHand if CARD_CODE.search(h.value)), key=len, reverse=True)
+    return re.compile("|".join(rf"(?<![A-Za-z0-9-]){n}(?![A-Za-z0-9-])" for n in [*names, ROUND_ID.pattern]))
 
 
 def scrub_text(text: str) -> str:

@@ -22,6 +22,7 @@ DECK = [r + s for r in RANKS for s in SUITS]
 random.Random(20240607).shuffle(DECK)
 HOLES = {1: DECK[0:2], 3: DECK[2:4], 5: DECK[4:6]}  # one two-card stack per seat, in seat order
 COMMUNITY = DECK[6:9]  # read from the top of the released stub at each reveal
+ROUND_ID = re.compile(r"-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}")
 PAYTABLE_LINE = re.compile(r'"line":\s*"[^"]*"')  # "pair-6s-to-10s" names a paytable line, not a card
 
 
@@ -30,7 +31,7 @@ CODES = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
 
 
 def _shown_cards(text: str, cards: set[str]) -> set[str]:
-    text = PAYTABLE_LINE.sub("", text)
+    text = ROUND_ID.sub("", PAYTABLE_LINE.sub("", text))  # a round id's hex tail may look like cards (7c2d9c)
     runs = [m.group() for m in CODES.finditer(text)]
     return {run[i : i + 2] for run in runs for i in range(0, len(run), 2)} & cards
 

@@ -50,6 +50,8 @@ def test_concatenated_codes_are_scrubbed_but_paytable_lines_stay_readable() -> N
     assert scrub_text("As, Kd and 7c") == "??, ?? and ??"
     assert scrub_text("line pair-6s-to-10s pays 1 to 1") == "line pair-6s-to-10s pays 1 to 1"
     assert scrub_text("seat 10s, 4th street, round MS-04-7") == "seat 10s, 4th street, round MS-04-7"
+    assert scrub_text("round MS-04-20261201T091500Z-7c2d9c is live") == "round MS-04-20261201T091500Z-7c2d9c is live"
+    assert scrub_text("round MS-04-20261201T091500Z-7c2d9c: 7c2d9c") == "round MS-04-20261201T091500Z-7c2d9c: ??"
 
 
 def test_emulator_errors_and_transport_name_no_option() -> None:
