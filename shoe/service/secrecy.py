@@ -39,25 +39,22 @@ ROUND_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}-[0-9]{8}T[0-9]{6}Z-[0-9a
 
 
 @cache
-def _identifiers() -> re.Pattern[str]:
-    """Words that may contain card-like runs and stay readable: paytable lines (``pair-6s-to-10s``), round ids."""
+def _scrubber() -> re.Pattern[str]:
+    """Card codes, after the words that may look like them and stay readable: paytable lines, round ids."""
     from shoe.rules.paytables import BaseHand
 
-    names = sorted((re.escape(h.value) for h in BaseHand if CARD_CODE.search(h.value)), key=len, reverse=True)
-    return re.compile("|".join(rf"(?<![A-Za-z0-9-]){n}(?![A-Za-z0-9-])" for n in [*names, ROUND_ID.pattern]))
+    lines = sorted((re.escape(h.value) for h in BaseHand if CARD_CODE.search(h.value)), key=len, reverse=True)
+    keep = "|".join(rf"(?<![A-Za-z0-9-]){n}(?![A-Za-z0-9-])" for n in [*lines, ROUND_ID.pattern])
+    return re.compile(rf"(?P<keep>{keep})|{CARD_CODE.pattern}")
 
 
 def scrub_text(text: str) -> str:
     """Replace every card code in free text, alone (``As``) or written together (``AsKd7c``).
 
-    Paytable line names (``pair-6s-to-10s``) are vocabulary, not cards, and stay as they are.
+    Paytable line names (``pair-6s-to-10s``) and round ids (``MS-04-20261201T091500Z-7c2d9c``) are
+    vocabulary, not cards, and stay as they are.
     """
-    parts = _identifiers().split(text)
-    names = _identifiers().findall(text)
-    out = [CARD_CODE.sub(HIDDEN, parts[0])]
-    for name, part in zip(names, parts[1:], strict=True):
-        out += [name, CARD_CODE.sub(HIDDEN, part)]
-    return "".join(out)
+    return _scrubber().sub(lambda m: m.group() if m.lastgroup == "keep" else HIDDEN, text)
 
 
 def _shown(rules: Mapping[str, Show], data: Mapping[str, Any], role: Role | None) -> dict[str, Any]:
