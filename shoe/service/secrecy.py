@@ -130,7 +130,8 @@ def project(
     if body is None:  # a kind with no declaration: that it happened, nothing of what it holds
         return [{**base, "type": kind}]
     if kind == "card":
-        if (data.get("record") or {}).get("type") != "CardDealt":
+        record = data.get("record")
+        if not isinstance(record, Mapping) or record.get("type") != "CardDealt":
             return []  # Mississippi: the stack entry announces the stack; the reveal shows a community card
         return [{**base, "type": "stack-dealt", **body}]
     if kind == "decision":

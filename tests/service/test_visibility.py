@@ -219,3 +219,14 @@ def test_payload_cards_show_at_their_moment() -> None:
     assert project(2, "t", "reveal", "r", reveal)[0]["card"] == "Kd"
     showdown = {"uncontested": False, "awards": [], "showdown": {"2": ["7c", "7d"]}, "pot": 100}
     assert project(3, "t", "settlement", "r", showdown)[0]["showdown"] == {"2": ["7c", "7d"]}
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [(k, n) for k, d in PAYLOADS.items() for n, show in d.fields.items() if show.moment is Moment.NEVER],
+)
+def test_a_payload_field_declared_never_never_shows(kind: str, name: str) -> None:
+    data: dict[str, Any] = {"action": "x", "event": "x", "record": {"type": "CardDealt"}}
+    data[name] = ["As", "Kd"]
+    for role in [None, *Role]:
+        assert "As" not in json.dumps(project(1, "t", kind, "r", data, role=role)), (kind, name)
