@@ -230,3 +230,14 @@ def test_a_payload_field_declared_never_never_shows(kind: str, name: str) -> Non
     data[name] = ["As", "Kd"]
     for role in [None, *Role]:
         assert "As" not in json.dumps(project(1, "t", kind, "r", data, role=role)), (kind, name)
+
+
+def test_a_role_override_replaces_only_its_fields() -> None:
+    """The role dimension: today every role sees the same; a later role (surveillance) may see more."""
+    from shoe.service.visibility import ALWAYS, Visibility
+
+    stack = RECORDS["StackRecord"]
+    assert all(stack.rules(role) == stack.fields for role in Role)
+    wider = Visibility(stack.fields, {Role.TECHNICIAN: {"cards": ALWAYS}})
+    assert wider.rules(Role.TECHNICIAN)["cards"] is ALWAYS and wider.rules(Role.TECHNICIAN)["seat"] is ALWAYS
+    assert wider.rules(Role.OBSERVER)["cards"].secret and wider.rules(None)["cards"].secret
