@@ -3,6 +3,7 @@ unsafe table names are a ``ConfigError`` naming the key, never a 500, a 503 or a
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import subprocess
 import sys
@@ -14,6 +15,8 @@ from drivers.timeouts import RANGES, LinkTimeouts
 from shoe.service import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
+SHOED = "shoe.shoed" if importlib.util.find_spec("shoe.shoed") else "shoe.service.main"
+"""shoed's entry point (it moves from shoe.service.main to shoe.shoed, above the service and the API)."""
 
 
 def _load(tmp_path: Path, text: str) -> object:
@@ -100,7 +103,7 @@ def test_shoed_exits_2_with_one_line_naming_the_key(tmp_path: Path, text: str, k
     """Through the real ``shoed`` process: exit 2, one line on stderr, no traceback."""
     config = tmp_path / "shoed.toml"
     config.write_text(text)
-    argv = [sys.executable, "-m", "shoe.service.main", "--config", str(config), "--journal", str(tmp_path / "j")]
+    argv = [sys.executable, "-m", SHOED, "--config", str(config), "--journal", str(tmp_path / "j")]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
