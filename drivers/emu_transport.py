@@ -12,14 +12,14 @@ from urllib.parse import urlsplit
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, EmulatorUnplugged
 from drivers.errors import ShoeIOError, ShoeUnavailable
-from drivers.transport import Transport
+from drivers.transport import Transport, redact_port
 
 
 class EmulatorTransport(Transport):
     """A transport over an in-process ``EmulatedShoe``; closes the shoe only if it owns it."""
 
     def __init__(self, shoe: EmulatedShoe, *, url: str = "emu://", owns_shoe: bool = False) -> None:
-        self.url = url
+        self.url = redact_port(url)  # for messages only (reopen reuses the shoe): its options are the deck
         self.shoe = shoe
         self._owns_shoe = owns_shoe
         self._closed = threading.Event()
@@ -63,5 +63,7 @@ def open_emulator(url: str) -> Transport:
     try:
         config = EmulatorConfig.from_query(query)
     except ValueError as exc:
-        raise ShoeUnavailable(f"port {url!r}: {exc}", hint="see shoectl emulate --help for the options") from exc
+        raise ShoeUnavailable(
+            f"port {redact_port(url)!r}: {exc}", hint="see shoectl emulate --help for the options"
+        ) from exc
     return EmulatorTransport(EmulatedShoe(config), url=url, owns_shoe=True)

@@ -18,7 +18,7 @@ import structlog
 from drivers.errors import LinkDown, ShoeError, ShoeIOError, ShoeTimeout
 from drivers.notices import LinkLost, LinkRestored, Notice
 from drivers.timeouts import LinkTimeouts
-from drivers.transport import Transport
+from drivers.transport import Transport, redact_port
 from protocols import codec
 from protocols.framing import BadFrame, Deframer
 from protocols.messages import Event, Message
@@ -93,7 +93,7 @@ class Link:
 
     @property
     def url(self) -> str:
-        return self._transport.url
+        return redact_port(self._transport.url)  # for messages and logs: never the port's options
 
     @property
     def connected(self) -> bool:

@@ -2,6 +2,10 @@
 
 A backend implements ``write``, ``read`` and ``close``; it raises only ``drivers.errors`` exceptions.
 Backends are imported lazily, so pyusb is imported only when a ``usb://`` port is opened.
+
+A port URL's options are configuration secrets (``emu://?deck=...`` is the deck, ``emu://?seed=...``
+predicts it): whatever shows a port to a person (status, logs, error messages) shows
+:func:`redact_port` of it.
 """
 
 from __future__ import annotations
@@ -56,6 +60,28 @@ _BACKENDS: dict[str, str] = {
 }
 
 
+def redact_port(url: str) -> str:
+    """A port URL as it may be shown: scheme, host and path; never its options, fragment or credentials.
+
+    ``emu://?deck=AsKd...`` -> ``emu://``; ``serial:///dev/ttyUSB0?baud=9600`` -> ``serial:///dev/ttyUSB0``;
+    ``usb://1209:0001/EMU0001`` and ``/dev/ttyUSB0`` unchanged. Options are configuration secrets (the
+    emulator's deck and seed give away every card), so nothing after ``?`` or ``#`` is ever kept.
+    """
+    bare = url.split("?", 1)[0].split("#", 1)[0]
+    if "://" not in bare:
+        return bare
+    scheme, _, rest = bare.partition("://")
+    netloc, slash, path = rest.partition("/")
+    host = netloc.rpartition("@")[2]  # never user:password@
+    return f"{scheme}://{host}{slash}{path}"
+
+
+def shown_port_text(text: str, url: str) -> str:
+    """``text`` (an error message, a hint) with every mention of the port ``url`` redacted."""
+    shown = redact_port(url)
+    return text.replace(url, shown) if url and url != shown else text
+
+
 def scheme_of(url: str) -> str:
     """The backend scheme of a port URL; a bare device path (``/dev/ttyUSB0``, ``COM3``) is serial."""
     if "://" not in url:
@@ -69,7 +95,9 @@ def open_transport(url: str) -> Transport:
     target = _BACKENDS.get(scheme)
     if target is None:
         known = ", ".join(f"{s}://" for s in sorted(_BACKENDS))
-        raise ShoeUnavailable(f"port {url!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}")
+        raise ShoeUnavailable(
+            f"port {redact_port(url)!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}"
+        )
     module_name, func_name = target.split(":")
     opener: Opener = getattr(importlib.import_module(module_name), func_name)
     return opener(url)

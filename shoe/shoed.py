@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from drivers.transport import redact_port
 from shoe import logsetup
 from shoe.journal import JournalError
 from shoe.journal.lock import JournalLocked
@@ -108,7 +109,9 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
         return 1
     url = getattr(api, "url", None)
     notifier.ready(f"serving table {config.table}" + (f" on {url}" if url else ""))
-    log.info("service ready", table=config.table, journal=str(config.journal), shoe=config.shoe_port, http=url)
+    log.info(
+        "service ready", table=config.table, journal=str(config.journal), shoe=redact_port(config.shoe_port), http=url
+    )
     watchdog = Watchdog(notifier, lambda: service.responsive(WATCHDOG_LIMIT_S))
     watchdog.start()
     died = False

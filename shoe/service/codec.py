@@ -18,7 +18,7 @@ from typing import Any
 from shoe.cards import Card
 from shoe.rules import mississippi, stud
 
-__all__ = ["CodecError", "decode_record", "encode", "encode_record"]
+__all__ = ["CodecError", "decode_record", "encode", "encode_record", "record_types"]
 
 
 class CodecError(ValueError):
@@ -29,6 +29,11 @@ class CodecError(ValueError):
 def _registry() -> dict[str, type[Any]]:
     classes = [*typing.get_args(mississippi.Record), *typing.get_args(stud.Record)]
     return {cls.__name__: cls for cls in classes}
+
+
+def record_types() -> dict[str, type[Any]]:
+    """Every rules record type the journal may hold, by its ``type`` tag (what secrecy must declare)."""
+    return dict(_registry())
 
 
 def encode(value: Any) -> Any:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from drivers.timeouts import LinkTimeouts
+from drivers.timeouts import LinkTimeouts, TimeoutValueError
 from shoe.service.errors import Role
 
 __all__ = ["ConfigError", "ServiceConfig", "load_config", "parse_http"]
@@ -35,14 +37,19 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "log": ("level",),
 }
 LEVELS = ("debug", "info", "warning", "error")
+MAX_SECONDS = 3600.0
+"""The longest wait any ``[shoe]`` or ``[service]`` key may set: an hour (``inf`` would never end)."""
+MAX_TOKEN, MAX_PORT, MAX_HOST, MAX_PATH = 256, 512, 253, 4096
+TABLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}", re.ASCII)
+"""A table's name goes into every round id and log line: 1-32 letters, digits, ``.``, ``_``, ``-``."""
 
 
 class ConfigError(ValueError):
     """A configuration value that cannot be used: ``key`` (e.g. ``"http.port"``) and ``fix``."""
 
     def __init__(self, key: str, problem: str, fix: str) -> None:
-        section, _, name = key.partition(".")
-        where = f"[{section}] {name}" if name else f"[{section}]"
+        section, _, name = _show_text(key).rpartition(".")
+        where = f"[{section}] {name}" if section else f"[{name}]"
         super().__init__(f"{where}: {problem}: {fix}")
         self.key = key
         self.fix = fix
@@ -64,21 +71,44 @@ class ServiceConfig:
 
 
 def _show(value: object) -> str:
+    """A value as an error message may quote it: one line, escaped, at most about 60 characters."""
     try:
-        return json.dumps(value)
+        text = json.dumps(value)
     except (TypeError, ValueError):
-        return repr(value)
+        text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
 
 
-def _number(key: str, value: object, *, low: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= low:
-        raise ConfigError(key, f"{_show(value)} is not a number of seconds above {low:g}", "use e.g. 30 or 2.5")
+def _show_text(text: str) -> str:
+    return text if text.isprintable() else json.dumps(text)[1:-1]
+
+
+def _text(key: str, value: object, limit: int) -> str | None:
+    """``value`` if it is a string of 1-``limit`` printable characters (no newline, escape or NUL)."""
+    if isinstance(value, str) and value.strip() and len(value) <= limit and value.isprintable():
+        return value
+    return None
+
+
+def _number(key: str, value: object, *, low: float = 0.0, high: float = MAX_SECONDS) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (math.isfinite(value) and low < value <= high)
+    ):
+        raise ConfigError(
+            key, f"{_show(value)} is not a number of seconds above {low:g} and at most {high:g}", "use e.g. 30 or 2.5"
+        )
     return float(value)
 
 
 def _port_url(key: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(key, f"{_show(value)} is not a shoe port", "use emu://, /dev/ttyUSB0 or usb://VID:PID")
+    if _text(key, value, MAX_PORT) is None or not isinstance(value, str):
+        raise ConfigError(
+            key,
+            f"{_show(value)} is not a shoe port (1-{MAX_PORT} printable characters)",
+            "use emu://, /dev/ttyUSB0 or usb://VID:PID",
+        )
     if "://" in value and value.split("://", 1)[0].lower() not in SCHEMES:
         raise ConfigError(key, f"{_show(value)} has an unknown scheme", f"use a device path or {', '.join(SCHEMES)}")
     return value
@@ -93,7 +123,7 @@ def _http_port(key: str, value: object) -> int:
 
 
 def _host(key: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or any(c in value for c in " /[]"):
+    if _text(key, value, MAX_HOST) is None or not isinstance(value, str) or any(c in value for c in " /[]"):
         raise ConfigError(key, f"{_show(value)} is not a host address", "use an IP address such as 127.0.0.1")
     return value
 
@@ -130,6 +160,8 @@ def _tokens(raw: object) -> dict[str, Role]:
         for token in items:
             if len(token) < MIN_TOKEN or token != token.strip():
                 raise ConfigError(key, f"a token of {len(token)} characters is too weak", _TOKEN_FIX)
+            if len(token) > MAX_TOKEN or not token.isascii() or not token.isprintable():
+                raise ConfigError(key, f"a token must be at most {MAX_TOKEN} printable ASCII characters", _TOKEN_FIX)
             if token in tokens:
                 raise ConfigError(key, f"a token is also given to {tokens[token].value}", "give each role its own")
             tokens[token] = role
@@ -152,6 +184,8 @@ def _timeouts(raw: object) -> LinkTimeouts:
         raise ConfigError("shoe.timeouts", f"{_show(raw)} is not a table", "write [shoe.timeouts] with reply = 0.5")
     try:
         return LinkTimeouts.from_mapping(raw)
+    except TimeoutValueError as exc:
+        raise ConfigError(f"shoe.timeouts.{exc.name}", str(exc), "see docs/service.md, Configuration") from None
     except (ValueError, TypeError) as exc:
         raise ConfigError("shoe.timeouts", str(exc), "see docs/drivers.md, Timeouts") from None
 
@@ -196,8 +230,12 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfi
             "add tokens or bind 127.0.0.1",
         )
     table = service.get("table", "table-1")
-    if not isinstance(table, str) or not table.strip():
-        raise ConfigError("service.table", f"{_show(table)} is not a table name", 'use e.g. "MS-04"')
+    if not isinstance(table, str) or not TABLE_NAME.fullmatch(table):
+        raise ConfigError(
+            "service.table",
+            f"{_show(table)} is not a table name",
+            'use 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit, e.g. "MS-04"',
+        )
     return ServiceConfig(
         shoe_port=port,
         journal=_journal_path(journal_raw, path),
@@ -218,8 +256,12 @@ def _journal_path(raw: object, config_path: Path | None) -> Path:
         from shoe.journal.paths import default_journal_path
 
         return Path(default_journal_path())
-    if not isinstance(raw, str) or not raw.strip():
-        raise ConfigError("journal.path", f"{_show(raw)} is not a file path", "use e.g. /var/lib/shoed/journal.sqlite")
+    if _text("journal.path", raw, MAX_PATH) is None or not isinstance(raw, str):
+        raise ConfigError(
+            "journal.path",
+            f"{_show(raw)} is not a file path (1-{MAX_PATH} printable characters)",
+            "use e.g. /var/lib/shoed/journal.sqlite",
+        )
     path = Path(raw).expanduser()
     if not path.is_absolute() and config_path is not None:
         path = config_path.parent / path

@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from drivers.transport import Transport, open_transport
+from drivers.transport import Transport, open_transport, redact_port
 from shoe.hands import tables as hand_tables
 from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
@@ -189,7 +189,7 @@ class TableService:
             },
             "shoe": {
                 "link": owner.link,
-                "port": self.config.shoe_port,
+                "port": redact_port(self.config.shoe_port),  # never its options (the emulator's deck, seed)
                 "identity": copy.deepcopy(owner.identity),
                 "status": copy.deepcopy(owner.status),
             },

@@ -9,74 +9,101 @@ The same rule for every role (dealer, technician, observer, table system):
   up cards and the common card as soon as they are dealt;
 - free text (misdeal details, refusal messages) has anything that looks like a card code replaced.
 
+Which field shows from which moment is declared, type by type and kind by kind, in
+:mod:`shoe.service.visibility`: an allow-list, so a field nobody declared is never shown.
+
 The journal holds everything; what leaves the service goes through :func:`public_record`,
-:func:`project` or the ``*_view`` functions here.
+:func:`public_payload`, :func:`project` or the ``*_view`` functions here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["CARD_CODE", "mississippi_view", "project", "public_record", "scrub_text", "stud_view"]
+from shoe.service.visibility import PAYLOADS, RECORDS, Before
 
-CARD_CODE = re.compile(r"\b[2-9TJQKA][cdhs]\b")
+if TYPE_CHECKING:  # errors imports this module (scrub_text)
+    from shoe.service.errors import Role
+    from shoe.service.visibility import Show
+
+__all__ = ["CARD_CODE", "mississippi_view", "project", "public_payload", "public_record", "scrub_text", "stud_view"]
+
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
+"""One card code (``As``) or a run of them written together (``AsKd7c``, a deck), as a word of its own."""
 HIDDEN = "??"
-_CARD_KEYS = frozenset({"card", "cards", "community", "burns", "hole", "magic_card", "down", "showdown"})
-_IDENTIFIER_KEYS = frozenset({"type", "kind", "line", "hand", "category", "code", "rule", "outcome", "state"})
-"""Values that are fixed vocabulary, never free text: ``pair-6s-to-10s`` names a paytable line, not a card."""
+ROUND_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}")
+"""A round id (``MS-04-20261201T091500Z-7c2d9c``, see ``rounds.new_round_id``): its hex tail may look like cards."""
 
 
-def _public_value(key: str, value: object) -> object:
-    return scrub_text(value) if isinstance(value, str) and key not in _IDENTIFIER_KEYS else value
+@cache
+def _scrubber() -> re.Pattern[str]:
+    """Card codes, after the words that may look like them and stay readable: paytable lines, round ids."""
+    from shoe.rules.paytables import BaseHand
+
+    lines = sorted((re.escape(h.value) for h in BaseHand if CARD_CODE.search(h.value)), key=len, reverse=True)
+    keep = "|".join(rf"(?<![A-Za-z0-9-]){n}(?![A-Za-z0-9-])" for n in [*lines, ROUND_ID.pattern])
+    return re.compile(rf"(?P<keep>{keep})|{CARD_CODE.pattern}")
 
 
 def scrub_text(text: str) -> str:
-    """Replace every card-code-looking token (``As``, ``Td``) in free text."""
-    return CARD_CODE.sub(HIDDEN, text)
+    """Replace every card code in free text, alone (``As``) or written together (``AsKd7c``).
+
+    Paytable line names (``pair-6s-to-10s``) and round ids (``MS-04-20261201T091500Z-7c2d9c``) are
+    vocabulary, not cards, and stay as they are.
+    """
+    return _scrubber().sub(lambda m: m.group() if m.lastgroup == "keep" else HIDDEN, text)
 
 
-def _count(value: object) -> int | None:
-    return len(value) if isinstance(value, list | tuple) else None
-
-
-def public_record(rec: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A journaled rules record (``codec.encode`` form) as anyone may see it."""
-    if rec is None:
-        return None
-    kind = rec.get("type")
-    out = {k: _public_value(k, v) for k, v in rec.items() if k not in _CARD_KEYS}
-    if kind in ("StackRecord", "CommunityDealtRecord"):
-        out["cards"] = _count(rec.get("cards"))
-    elif kind == "RevealRecord":
-        out["card"] = rec.get("card")
-    elif kind == "SeatSettlement":  # the seat is settled now: its hand is shown
-        out["cards"], out["community"] = rec.get("cards"), rec.get("community")
-    elif kind == "TableSystemRecord":  # drawn by the system and announced: not a dealt card
-        out["magic_card"] = rec.get("magic_card")
-    elif kind == "CardDealt":
-        up = bool(rec.get("face_up")) and rec.get("target") in ("seat", "common")
-        out["card"] = rec.get("card") if up else None
-    elif kind == "BurnsReshuffled":
-        out["burns"] = _count(rec.get("burns"))
+def _shown(rules: Mapping[str, Show], data: Mapping[str, Any], role: Role | None) -> dict[str, Any]:
+    """The declared fields of ``data`` that are due, each as its rule shows it; undeclared fields never."""
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        show = rules.get(name)
+        if show is None or name == "type":
+            continue
+        if not show.due(data):
+            if show.before is Before.NULL:
+                out[name] = None
+            elif show.before is Before.COUNT:
+                out[name] = len(value) if isinstance(value, list | tuple) else None
+            continue
+        if show.nested:
+            out[name] = _nested(value, role)
+        else:
+            out[name] = scrub_text(value) if show.text and isinstance(value, str) else value
     return out
 
 
-def _card_event(data: Mapping[str, Any]) -> dict[str, Any]:
-    up = data.get("face") == "up" and data.get("target") in ("seat", "common")
-    keys = ("target", "seat", "index", "dispense_id", "position", "face", "status", "street")
-    event = {k: data.get(k) for k in keys if k in data}
-    event["card"] = data.get("card") if up else None
-    return event
+def _nested(value: object, role: Role | None) -> object:
+    if isinstance(value, Mapping):
+        return public_record(value, role)
+    if isinstance(value, list | tuple):
+        return [public_record(v, role) if isinstance(v, Mapping) else v for v in value]
+    return value
 
 
-def _settlement_event(data: Mapping[str, Any]) -> dict[str, Any]:
-    if "record" in data:  # Mississippi: one seat, settled now
-        rec = public_record(data["record"]) or {}
-        return {"seat": data.get("seat"), **{k: v for k, v in rec.items() if k not in ("type", "kind")}}
-    showdown = data.get("showdown")  # seven-card stud: the players in the showdown show their hands
-    return {"awards": data.get("awards", []), "showdown": showdown, "uncontested": data.get("uncontested")}
+def public_record(rec: Mapping[str, Any] | None, role: Role | None = None) -> dict[str, Any] | None:
+    """A journaled rules record (``codec.encode`` form) as ``role`` (any role: ``None``) may see it.
+
+    Only the fields its type declares in :data:`shoe.service.visibility.RECORDS`, from their moment on;
+    a type that declares nothing shows only its tag.
+    """
+    if rec is None:
+        return None
+    tag = rec.get("type")
+    declared = RECORDS.get(tag) if isinstance(tag, str) else None
+    if declared is None:
+        return {"type": tag if isinstance(tag, str) else None}
+    return {"type": tag, **_shown(declared.rules(role), rec, role)}
+
+
+def public_payload(kind: str, data: Mapping[str, Any], role: Role | None = None) -> dict[str, Any] | None:
+    """A journal entry's payload as ``role`` may see it; ``None`` for a kind that declares nothing."""
+    declared = PAYLOADS.get(kind)
+    return None if declared is None else _shown(declared.rules(role), data, role)
 
 
 _DECISIONS = {"decide": "decision", "stud-action": "decision"}
@@ -94,37 +121,36 @@ _TYPES = {
 }
 
 
-def project(seq: int, ts: str, kind: str, round_id: str | None, data: Mapping[str, Any]) -> list[dict[str, Any]]:
+def project(
+    seq: int, ts: str, kind: str, round_id: str | None, data: Mapping[str, Any], *, role: Role | None = None
+) -> list[dict[str, Any]]:
     """The events one journal entry makes visible (possibly none), secrecy-filtered."""
     base: dict[str, Any] = {"cursor": seq, "ts": ts, "round_id": round_id}
-    body: dict[str, Any]
+    body = public_payload(kind, data, role)
+    if body is None:  # a kind with no declaration: that it happened, nothing of what it holds
+        return [{**base, "type": kind}]
     if kind == "card":
-        if (data.get("record") or {}).get("type") != "CardDealt":
+        record = data.get("record")
+        if not isinstance(record, Mapping) or record.get("type") != "CardDealt":
             return []  # Mississippi: the stack entry announces the stack; the reveal shows a community card
-        return [{**base, "type": "stack-dealt", **_card_event(data)}]
+        return [{**base, "type": "stack-dealt", **body}]
     if kind == "decision":
         action = str(data.get("action"))
-        body = {k: v for k, v in data.items() if k != "record" and k not in _CARD_KEYS}
-        body["record"] = public_record(data.get("record"))
-        return [{**base, "type": _DECISIONS.get(action, action), **body}]
-    if kind == "reveal":
-        shown = (data.get("record") or {}).get("type") == "RevealRecord"
-        return [{**base, "type": "reveal", "index": data.get("index"), "card": data.get("card") if shown else None}]
+        return [{**base, "type": _DECISIONS.get(action, action), **body, "record": body.get("record")}]
     if kind == "settlement":
-        return [{**base, "type": "settlement", **_settlement_event(data)}]
-    if kind == "round-opened":
-        opened = ("game", "jurisdiction", "table", "seats", "stub_size")
-        return [{**base, "type": "round-opened", **{k: data[k] for k in opened if k in data}}]
-    if kind == "round-closed":
-        closed = ("outcome", "cause", "seats", "returned", "pot")
-        body = {k: data[k] for k in closed if k in data}
-        return [{**base, "type": "round-closed", **body}]
-    event_type = _TYPES.get((kind, str(data.get("event"))), kind)
-    body = {k: _public_value(k, v) for k, v in data.items() if k not in _CARD_KEYS}
-    body.pop("record", None)
-    if "record" in data:
-        body["record"] = public_record(data["record"])
-    return [{**base, **body, "type": event_type}]
+        record = body.pop("record", None)
+        if record is not None:  # Mississippi: one seat, settled now
+            shown = {k: v for k, v in record.items() if k not in ("type", "kind")}
+            return [{**base, "type": "settlement", "seat": body.get("seat"), **shown}]
+        stud = {
+            "awards": body.get("awards", []),
+            "showdown": body.get("showdown"),
+            "uncontested": body.get("uncontested"),
+        }
+        return [{**base, "type": "settlement", **stud}]
+    if kind in ("reveal", "round-opened", "round-closed"):
+        return [{**base, "type": kind, **body}]
+    return [{**base, **body, "type": _TYPES.get((kind, str(data.get("event"))), kind)}]
 
 
 def mississippi_view(r: Any, meta: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,13 +20,14 @@ from drivers.client import ShoeClient
 from drivers.errors import ShoeError, ShoeProtocolError, ShoeTimeout
 from drivers.notices import LinkLost, LinkRestored, Notice, Resynced
 from drivers.stacks import Stack
-from drivers.transport import Transport
+from drivers.transport import Transport, redact_port, shown_port_text
 from protocols import messages as m
 from protocols.codes import NakCode
 from protocols.fields import CardRead
 from shoe import present as render
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import ServiceError
+from shoe.service.secrecy import scrub_text
 
 __all__ = ["ShoeItem", "ShoeSide"]
 
@@ -74,14 +75,18 @@ class ShoeSide:
             self.link = "down"
             self._next_connect = time.monotonic() + self.config.timeouts.reconnect_max
             if not self._connect_failing:
-                log.warning("shoe not connected; retrying", port=self.config.shoe_port, error=str(exc), hint=exc.hint)
+                port = self.config.shoe_port
+                error, hint = (scrub_text(shown_port_text(text, port)) for text in (str(exc), exc.hint))
+                log.warning("shoe not connected; retrying", port=redact_port(port), error=error, hint=hint)
             self._connect_failing = True
             return False
         self._connect_failing = False
         self.client, self.link, self.boot_id = client, "up", status.boot_id
         self.identity = render.identity(client.identity) if client.identity else None
         self.status, self._status_at = render.status(status), time.monotonic()
-        log.info("shoe connected", port=self.config.shoe_port, serial=self.shoe_serial(), boot_id=status.boot_id)
+        log.info(
+            "shoe connected", port=redact_port(self.config.shoe_port), serial=self.shoe_serial(), boot_id=status.boot_id
+        )
         return True
 
     def post(self, item: m.Event | Notice) -> None:
@@ -102,7 +107,7 @@ class ShoeSide:
         if self.client is None:
             raise ServiceError(
                 "shoe-unavailable",
-                f"the shoe at {self.config.shoe_port} is not connected",
+                f"the shoe at {redact_port(self.config.shoe_port)} is not connected",
                 http_status=503,
                 hint="check the cable and the port; the service keeps trying",
             )

@@ -22,12 +22,18 @@ DECK = [r + s for r in RANKS for s in SUITS]
 random.Random(20240607).shuffle(DECK)
 HOLES = {1: DECK[0:2], 3: DECK[2:4], 5: DECK[4:6]}  # one two-card stack per seat, in seat order
 COMMUNITY = DECK[6:9]  # read from the top of the released stub at each reveal
+ROUND_ID = re.compile(r"-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}")
 PAYTABLE_LINE = re.compile(r'"line":\s*"[^"]*"')  # "pair-6s-to-10s" names a paytable line, not a card
 
 
+CODES = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
+"""A card code, or several written together (``AsKd7c``: the ``emu://?deck=`` option is one)."""
+
+
 def _shown_cards(text: str, cards: set[str]) -> set[str]:
-    text = PAYTABLE_LINE.sub("", text)
-    return {c for c in cards if re.search(rf"(?<![A-Za-z0-9]){c}(?![A-Za-z0-9])", text)}
+    text = ROUND_ID.sub("", PAYTABLE_LINE.sub("", text))  # a round id's hex tail may look like cards (7c2d9c)
+    runs = [m.group() for m in CODES.finditer(text)]
+    return {run[i : i + 2] for run in runs for i in range(0, len(run), 2)} & cards
 
 
 class Watch:
@@ -58,6 +64,7 @@ class Watch:
         leaked = _shown_cards(text, set(DECK) - self.shown)
         where = [text[max(0, m.start() - 300) : m.end() + 100] for c in leaked for m in re.finditer(c, text)]
         assert not leaked, f"shown before their time: {sorted(leaked)}: {where[:3]}"
+        assert "deck=" not in text, "the shoe port's options (the deck) were shown"
         self.checks += 1
 
 

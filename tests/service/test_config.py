@@ -81,7 +81,7 @@ level = "DEBUG"
         ("[shoe]\ntake_timeout = -1", {}, "shoe.take_timeout", "is not a number of seconds"),
         ("[bogus]\nx = 1", {}, "bogus", "[bogus]: is not a section"),
         ('shoe = "emu://"', {}, "shoe", "is not a table: write it as [shoe]"),
-        ("[shoe.timeouts]\nreply = -1", {}, "shoe.timeouts", "must be a non-negative number"),
+        ("[shoe.timeouts]\nreply = -1", {}, "shoe.timeouts.reply", "must be a number of seconds above 0"),
         ("[shoe.timeouts]\nrepy = 1", {}, "shoe.timeouts", "unknown timeout(s) repy; valid:"),
         ('[tokens]\ndealer = "short"', {}, "tokens.dealer", "too weak: use a random string of 16+ characters"),
         (f'[tokens]\ndealer = "{TOKEN}"\nobserver = "{TOKEN}"', {}, "tokens.observer", "give each role its own"),

@@ -126,7 +126,8 @@ def test_vocabulary_values_are_not_scrubbed_but_free_text_is() -> None:
     """A paytable line named pair-6s-to-10s is not a card; a message naming 6s is scrubbed."""
     from shoe.service.secrecy import public_record
 
-    shown = public_record({"type": "WagerLine", "line": "pair-6s-to-10s", "note": "dealt 6s to seat 2"})
+    side = {"type": "SideResult", "bet": "three-card", "note": "dealt 6s to seat 2"}
+    shown = public_record({"type": "SeatSettlement", "seat": 2, "line": "pair-6s-to-10s", "side": [side]})
     assert shown is not None
     assert shown["line"] == "pair-6s-to-10s"
-    assert "6s" not in shown["note"]
+    assert shown["side"] == [{"type": "SideResult", "bet": "three-card", "note": "dealt ?? to seat 2"}]

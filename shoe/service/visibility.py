@@ -1,0 +1,295 @@
+"""Who may see which field of a journaled record or entry, and from which moment of the round: an allow-list.
+
+Every rules record type the codec knows (:func:`shoe.service.codec.record_types`) and every journal
+entry kind the service writes declares each of its fields here. A field that is not declared is never
+shown; a record type that is not declared shows only its ``type`` tag; an entry kind that is not
+declared shows nothing of its payload. ``tests/service/test_visibility.py`` fails when a type, a kind
+or a field has no declaration.
+
+A field is shown from its :class:`Moment` on:
+
+- ``ALWAYS``: vocabulary, numbers and counts, as they are (``text=True``: free text, card codes scrubbed);
+- ``DEALT_FACE_UP``: a seven-card stud up card and the common card, once dealt face up;
+- ``REVEALED``: a Mississippi community card, once revealed;
+- ``SEAT_SETTLED``: a Mississippi hand, once its seat is settled (a folded hand, collected at the fold,
+  never is: it is in no settlement);
+- ``SHOWDOWN``: a seven-card stud down card, at the showdown, for the players in it;
+- ``NEVER``: burn cards, the stub, a stack's cards (they show through the moment above), internals.
+
+The moment is either a property of the record that carries the field (a ``RevealRecord`` is made at the
+reveal, a ``SeatSettlement`` when the seat is settled, a stud ``settlement`` entry at the showdown) or,
+where one record serves before and after (``CardDealt``), a predicate ``reached`` on its fields. Before
+its moment a field is left out, ``null``, or only counted (:class:`Before`).
+
+Roles: dealer, technician, observer and table system see the same today (every role stands at the
+table); ``Visibility.roles`` holds per-role overrides for the roles to come (surveillance).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which imports this one
+    from shoe.service.errors import Role
+
+__all__ = ["ALWAYS", "NEVER", "PAYLOADS", "RECORDS", "TEXT", "Before", "Moment", "Show", "Visibility"]
+
+
+class Moment(Enum):
+    ALWAYS = "always"
+    DEALT_FACE_UP = "dealt-face-up"
+    REVEALED = "revealed"
+    SEAT_SETTLED = "seat-settled"
+    SHOWDOWN = "showdown"
+    NEVER = "never"
+
+
+class Before(Enum):
+    """What stands in a field's place before its moment."""
+
+    OMIT = "omit"
+    NULL = "null"
+    COUNT = "count"  # how many cards, never which
+
+
+@dataclass(frozen=True)
+class Show:
+    """One field's rule: from which moment it shows, what stands in for it before, how it is shown."""
+
+    moment: Moment = Moment.ALWAYS
+    before: Before = Before.OMIT
+    text: bool = False
+    """Free text (a misdeal's detail, a pause's reason): shown with card codes scrubbed."""
+    nested: bool = False
+    """A list of nested records, each shown by its own declaration."""
+    reached: Callable[[Mapping[str, Any]], bool] | None = None
+    """Whether the moment has come, from the carrying record's fields; ``None``: the record is made at it."""
+
+    @property
+    def secret(self) -> bool:
+        return self.moment is not Moment.ALWAYS
+
+    def due(self, data: Mapping[str, Any]) -> bool:
+        """Whether the field shows in ``data`` (the record or payload that carries it)."""
+        if self.moment is Moment.NEVER:
+            return False
+        return self.reached is None or self.reached(data)
+
+
+ALWAYS = Show()
+TEXT = Show(text=True)
+NEVER = Show(Moment.NEVER)
+COUNTED = Show(Moment.NEVER, Before.COUNT)
+NESTED = Show(nested=True)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """The declared fields of one record type or entry kind, the same for every role unless overridden."""
+
+    fields: Mapping[str, Show]
+    roles: Mapping[Role, Mapping[str, Show]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def rules(self, role: Role | None) -> Mapping[str, Show]:
+        override = self.roles.get(role) if role is not None else None
+        return self.fields if override is None else {**self.fields, **override}
+
+
+def _v(**fields: Show) -> Visibility:
+    return Visibility(MappingProxyType(fields))
+
+
+_RULE = {"rule": ALWAYS, "kind": ALWAYS}
+"""Every Mississippi record cites its rule and names its kind."""
+
+
+def _face_up(data: Mapping[str, Any]) -> bool:
+    return bool(data.get("face_up")) and data.get("target") in ("seat", "common")
+
+
+def _entry_face_up(data: Mapping[str, Any]) -> bool:
+    return data.get("face") == "up" and data.get("target") in ("seat", "common")
+
+
+def _revealed(data: Mapping[str, Any]) -> bool:
+    record = data.get("record")
+    return isinstance(record, Mapping) and record.get("type") == "RevealRecord"
+
+
+RECORDS: Mapping[str, Visibility] = MappingProxyType(
+    {
+        # -- Mississippi stud (shoe.rules.mississippi.records) --
+        "WagerRecord": _v(seat=ALWAYS, ante=ALWAYS, side=ALWAYS, **_RULE),
+        "NoMoreBetsRecord": _v(seats=ALWAYS, total_wagered=ALWAYS, **_RULE),
+        "ProgressiveLockRecord": _v(wagers_accepted=ALWAYS, **_RULE),
+        "ChipCountRecord": _v(counted=ALWAYS, expected=ALWAYS, **_RULE),
+        "StackRecord": _v(seat=ALWAYS, number=ALWAYS, cards=COUNTED, **_RULE),  # the hand shows at its settlement
+        "StubRecord": _v(counted=ALWAYS, expected=ALWAYS, **_RULE),
+        "CommunityDealtRecord": _v(source=ALWAYS, count=ALWAYS, cards=COUNTED, **_RULE),  # each shows at its reveal
+        "DecisionRecord": _v(
+            seat=ALWAYS, street=ALWAYS, multiple=ALWAYS, amount=ALWAYS, forfeited=ALWAYS, hand_kept=ALWAYS, **_RULE
+        ),
+        "RevealRecord": _v(index=ALWAYS, card=Show(Moment.REVEALED), **_RULE),
+        "ForfeitRecord": _v(seat=ALWAYS, forfeited=ALWAYS, total=ALWAYS, **_RULE),
+        # drawn by the table system and announced to the table: not a dealt card
+        "TableSystemRecord": _v(meters=ALWAYS, magic_card=ALWAYS, lucky_seat=ALWAYS, **_RULE),
+        "MisdealRecord": _v(
+            cause=ALWAYS,
+            detail=TEXT,
+            remedy=ALWAYS,
+            returned=ALWAYS,
+            total_returned=ALWAYS,
+            deck_removed=ALWAYS,
+            security_alert=ALWAYS,
+            prior=ALWAYS,
+            **_RULE,
+        ),
+        "PauseRecord": _v(reason=TEXT, prior=ALWAYS, **_RULE),
+        "ResumeRecord": _v(to=ALWAYS, **_RULE),
+        "SeatSettlement": _v(
+            seat=ALWAYS,
+            cards=Show(Moment.SEAT_SETTLED),
+            community=Show(Moment.SEAT_SETTLED),
+            hand=ALWAYS,
+            line=ALWAYS,
+            outcome=ALWAYS,
+            wagers=NESTED,
+            computed=ALWAYS,
+            paid=ALWAYS,
+            cap=ALWAYS,
+            capped=ALWAYS,
+            net=ALWAYS,
+            side=NESTED,
+            **_RULE,
+        ),
+        "WagerLine": _v(name=ALWAYS, stake=ALWAYS, result=ALWAYS, computed=ALWAYS, paid=ALWAYS),
+        "SideResult": _v(
+            bet=ALWAYS,
+            stake=ALWAYS,
+            result=ALWAYS,
+            hand=ALWAYS,
+            computed=ALWAYS,
+            paid=ALWAYS,
+            net=ALWAYS,
+            paid_from=ALWAYS,
+            requires_floorperson=ALWAYS,
+            note=TEXT,
+            rule=ALWAYS,
+        ),
+        # -- seven-card stud (shoe.rules.stud) --
+        "AntePosted": _v(seat=ALWAYS, amount=ALWAYS),
+        "CardDealt": _v(
+            card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_face_up),  # a down card shows at the showdown
+            target=ALWAYS,
+            street=ALWAYS,
+            seat=ALWAYS,
+            face_up=ALWAYS,
+        ),
+        "BurnsReshuffled": _v(burns=COUNTED, stub_cards=ALWAYS),
+        "BettingAction": _v(seat=ALWAYS, kind=ALWAYS, street=ALWAYS, amount=ALWAYS, to=ALWAYS, street_bet=ALWAYS),
+        "PotAwarded": _v(seat=ALWAYS, amount=ALWAYS, odd_chips=ALWAYS, uncontested=ALWAYS),
+    }
+)
+"""Each rules record type (its ``type`` tag) and its fields."""
+
+_RECORD = Show(nested=True)
+"""A payload's ``record``: shown by the record type's own declaration."""
+_POSITION = {"known_dispense_id": ALWAYS, "boot_id": ALWAYS, "event_no": ALWAYS, "shoe": ALWAYS}
+"""The shoe's position the owner adds to service, link and fault entries (serial, last event)."""
+
+PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
+    {
+        "round-opened": _v(
+            game=ALWAYS,
+            jurisdiction=ALWAYS,
+            table=ALWAYS,
+            seats=ALWAYS,
+            stub_size=ALWAYS,
+            shoe=NEVER,
+            cards_remaining=NEVER,
+            records=NEVER,
+        ),
+        "round-closed": _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
+        "card": _v(
+            card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_entry_face_up),
+            target=ALWAYS,
+            seat=ALWAYS,
+            index=ALWAYS,
+            dispense_id=ALWAYS,
+            position=ALWAYS,
+            face=ALWAYS,
+            status=ALWAYS,
+            street=ALWAYS,
+            community_index=NEVER,
+            source=NEVER,
+            record=NEVER,
+            known_dispense_id=NEVER,
+        ),
+        "decision": _v(
+            action=ALWAYS,
+            face=ALWAYS,  # stud's stack-for-seat: which way up the card will be dealt, not the card
+            street=ALWAYS,
+            seat=ALWAYS,
+            multiple=ALWAYS,
+            count=ALWAYS,
+            number=ALWAYS,
+            size=ALWAYS,
+            target=ALWAYS,
+            dispense_id=ALWAYS,
+            known_dispense_id=ALWAYS,
+            source=ALWAYS,
+            record=_RECORD,
+        ),
+        "reveal": _v(
+            index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=_revealed), source=NEVER, record=NEVER
+        ),
+        "settlement": _v(
+            seat=ALWAYS,
+            record=_RECORD,  # Mississippi: one seat, settled now
+            awards=ALWAYS,
+            uncontested=ALWAYS,
+            showdown=Show(Moment.SHOWDOWN),  # stud: only the players in it
+            pot=NEVER,
+            records=NEVER,
+        ),
+        "irregularity": _v(
+            action=ALWAYS, cause=TEXT, detail=TEXT, returned=ALWAYS, known_dispense_id=ALWAYS, record=_RECORD
+        ),
+        "link": _v(
+            event=ALWAYS,
+            reason=TEXT,
+            attempts=ALWAYS,
+            old_boot_id=ALWAYS,
+            new_boot_id=ALWAYS,
+            last_dispense_id=ALWAYS,
+            event_counter=ALWAYS,
+            dispense_id=ALWAYS,
+            journaled=ALWAYS,
+            count=ALWAYS,
+            cards_at_open=ALWAYS,
+            dispensed=ALWAYS,
+            cards=NEVER,
+            **_POSITION,
+        ),
+        "fault": _v(event=ALWAYS, code=ALWAYS, dispense_id=ALWAYS, **_POSITION),
+        "technician": _v(
+            action=ALWAYS,
+            ok=ALWAYS,
+            checked=ALWAYS,
+            first_bad_seq=ALWAYS,
+            problem=TEXT,
+            fault=ALWAYS,
+            dispense_id=ALWAYS,
+            known_dispense_id=ALWAYS,
+            size=ALWAYS,
+            failed=ALWAYS,
+            cards=NEVER,
+        ),
+        "service": _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
+    }
+)
+"""Each journal entry kind the service writes and the fields of its payload."""
