@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -66,15 +67,23 @@ def test_every_http_layer_error_code_has_a_documented_status() -> None:
     assert set(STATUS_CODES.values()) <= statuses
 
 
-def test_request_bodies_follow_the_fields_the_server_checks() -> None:
-    paths = build_document()["paths"]
+def test_request_bodies_are_the_schemas_of_the_types_the_server_decodes() -> None:
+    doc = build_document()
+    components = doc["components"]["schemas"]
     for route in ROUTES:
         if route.method != "POST":
             continue
-        schema = paths[route.path]["post"]["requestBody"]["content"]["application/json"]["schema"]
-        assert set(schema["properties"]) == {f.name for f in route.fields}
-        assert set(schema.get("required", [])) == {f.name for f in route.fields if f.required}
-        assert schema["additionalProperties"] is route.open_body
+        assert route.request is not None, route.path
+        schema = doc["paths"][route.path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        kinds = typing.get_args(route.request) or (route.request,)
+        refs = [s["$ref"] for s in schema["anyOf"]] if "anyOf" in schema else [schema["$ref"]]
+        assert refs == [f"#/components/schemas/{k.__name__}" for k in kinds]
+        for kind in kinds:
+            body = components[kind.__name__]
+            fields = set(kind.__struct_fields__)
+            tag = kind.__struct_config__.tag_field
+            assert set(body["properties"]) == fields | ({tag} if tag else set())
+            assert body["additionalProperties"] is False
 
 
 def test_the_served_document_is_the_built_one_and_needs_no_token(secured_client: Client) -> None:

@@ -1,0 +1,39 @@
+"""One registry of actions (shoe/service/registry.py): every action has its route, every route its action.
+
+The review's example of the drift it removes (``reshuffle-burns`` had no route, so an 8-player
+short-deck stud hand could not be finished over HTTP) is tests/api/test_edge.py.
+"""
+
+from __future__ import annotations
+
+from shoe.api.routes import ROUTES
+from shoe.service.actions import ROLES, TECHNICIAN_ACTIONS
+from shoe.service.registry import ACTIONS, BY_NAME, Scope, callable_now
+
+
+def test_every_action_has_one_route_and_every_action_route_one_action() -> None:
+    posts = {(r.method, r.path): r for r in ROUTES if r.method == "POST"}
+    by_action = {r.action: r for r in ROUTES if r.action is not None}
+    for action in ACTIONS:
+        route = by_action.get(action.name)
+        assert route is not None, f"action {action.name} has no route"
+        assert (route.method, route.path) == ("POST", action.path)
+        assert route.roles == (action.role,)
+        assert route.request is action.request
+        assert route.status == action.status
+    for key, route in posts.items():
+        assert route.action in BY_NAME, f"route {key} has no action in the registry"
+    assert len(by_action) == len(ACTIONS) == len(posts)
+
+
+def test_the_role_check_and_the_maintenance_scope_come_from_the_registry() -> None:
+    assert {a.name: a.role for a in ACTIONS} == ROLES
+    assert set(TECHNICIAN_ACTIONS) == {a.name for a in ACTIONS if a.scope is Scope.MAINTENANCE}
+
+
+def test_callable_now_lists_a_games_actions_and_nothing_of_the_other_game() -> None:
+    stud = callable_now("seven-card-stud", live=True)
+    assert "reshuffle-burns" in stud and "stud-action" in stud and "decide" not in stud
+    ny = callable_now("mississippi-stud", live=True)
+    assert "decide" in ny and "reshuffle-burns" not in ny and "open-round" not in ny
+    assert {"open-round", "release-stub", "verify-journal"} <= set(callable_now(None, live=False))
