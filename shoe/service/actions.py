@@ -151,8 +151,8 @@ def _fault(raw: str | int | None) -> FaultCode | None:
     if raw is None:
         return None
     try:
-        if isinstance(raw, int) or raw.isdigit():
-            return FaultCode(int(raw))
+        if isinstance(raw, int):
+            return FaultCode(raw)
         return FaultCode[raw.upper().replace("-", "_")]
     except (KeyError, ValueError):
         names = ", ".join(f.name.lower() for f in FaultCode)

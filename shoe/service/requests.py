@@ -7,8 +7,9 @@ edge every function takes typed values; nothing downstream sees ``dict[str, Any]
 
 What the edge guarantees (issue 10 breaks 1, 2 and 9; issue 11 point 2):
 
-- strict JSON: ``NaN``/``Infinity`` are not JSON, integers are integers (``"5"`` and ``true`` are
-  refused, so is ``5.0``), no unknown field (``forbid_unknown_fields``), every field of its type;
+- strict JSON: ``NaN``/``Infinity`` are not JSON, integers are integers (``"5"``, ``true`` and
+  ``5.5`` are refused; ``5.0`` is the number 5, as in JSON Schema), no unknown field
+  (``forbid_unknown_fields``), every field of its type;
 - every value in range (``msgspec.Meta``): seats 1..8 (the largest table: N.J.A.C. 13:47-20.35(b)
   allows 8 at stud, NY 5324.38(a)(1) 6 at Mississippi stud; the rules engine refuses a seat its
   profile does not have), amounts in whole cents up to :data:`MAX_CENTS`, card codes by pattern,
@@ -43,8 +44,10 @@ __all__ = [
     "ClearFault",
     "Decide",
     "Empty",
+    "FaultName",
     "Forfeit",
     "MaintenanceDispense",
+    "MississippiJurisdiction",
     "MississippiTable",
     "OpenMississippi",
     "OpenRound",
@@ -56,6 +59,7 @@ __all__ = [
     "SeatWager",
     "SideParams",
     "StudAction",
+    "StudJurisdiction",
     "StudSeat",
     "StudTable",
     "Void",
@@ -153,13 +157,16 @@ class StudTable(_Table, frozen=True, omit_defaults=True):
     max_seats: Annotated[int, msgspec.Meta(ge=2, le=MAX_SEAT)] | None = None
 
 
+# The rules profiles (shoe.rules.profiles.PROFILES, STUD_PROFILES; a test keeps these equal to them).
+MississippiJurisdiction = Literal["NY", "PA", "NJ"]
+StudJurisdiction = Literal["NJ"]
 _Seats = msgspec.Meta(min_length=1, max_length=MAX_SEAT, description="the wagering seats")
 
 
 class OpenMississippi(_Request, frozen=True, tag_field="game", tag="mississippi-stud"):
     """``open-round`` of Mississippi stud: the rules profile (NY, PA, NJ), the table, the seats' wagers."""
 
-    jurisdiction: Key
+    jurisdiction: MississippiJurisdiction
     seats: Annotated[list[SeatWager], _Seats]
     table: Name | MississippiTable | None = None
 
@@ -169,7 +176,7 @@ class OpenStud(_Request, frozen=True, tag_field="game", tag="seven-card-stud"):
 
     seats: Annotated[list[Seat | StudSeat], _Seats]
     table: StudTable
-    jurisdiction: Key | None = None
+    jurisdiction: StudJurisdiction | None = None
 
 
 OpenRound = OpenMississippi | OpenStud
@@ -221,12 +228,23 @@ class ProgressiveInputs(_Request, frozen=True):
 
 
 class MaintenanceDispense(_Request, frozen=True):
+    """A test dispense between rounds: ``stacks`` stacks of ``size`` cards (counts answered, never cards)."""
+
     stacks: Annotated[int, msgspec.Meta(ge=1, le=52, description="how many stacks")]
-    size: Annotated[int, msgspec.Meta(ge=1, le=52, description="cards per stack")]
+    size: Annotated[int, msgspec.Meta(ge=1, le=4, description="cards per stack (SPEC DISPENSE: 1..4)")]
+
+
+# protocols.codes.FaultCode, by name (kebab or snake case) or number (a test keeps them equal).
+FaultName = Literal[
+    "jam", "double-feed", "misfeed", "door-open", "shoe-empty", "unreadable-card", "tamper", "internal-error",
+    "double_feed", "door_open", "shoe_empty", "unreadable_card", "internal_error",
+]  # fmt: skip
 
 
 class ClearFault(_Request, frozen=True):
-    fault: Key | Annotated[int, msgspec.Meta(ge=1, le=255)] | None = None
+    """The fault to clear (SPEC: FaultCode); none clears every fault."""
+
+    fault: FaultName | Annotated[int, msgspec.Meta(ge=1, le=8)] | None = None
 
 
 class RequestError(ValueError):
@@ -253,40 +271,54 @@ def _message(exc: msgspec.ValidationError) -> str:
 
 
 def decode(raw: bytes, kind: Any) -> Any:
-    """The request of type ``kind`` in a JSON body (an empty body is ``{}``); :class:`RequestError` if not."""
+    """The request of type ``kind`` in a JSON body (an empty body is ``{}``); :class:`RequestError` if not.
+
+    Decoded straight into ``kind``. A number with a zero fraction (``2.0``) is the integer it equals,
+    as JSON Schema has it (the fuzzer sends them): only for such a body is the JSON decoded untyped,
+    cleaned and converted.
+    """
     if not raw.strip():
         raw = b"{}"
     try:
         return msgspec.json.decode(raw, type=kind)
     except msgspec.ValidationError as exc:
-        raise RequestError(_message(exc)) from None
+        if "got `float`" not in str(exc):
+            raise RequestError(_message(exc)) from None
+        first = exc
     except msgspec.DecodeError as exc:
         if _LONE_ESCAPE.search(raw):
             raise RequestError(
                 "the body holds a lone UTF-16 surrogate escape (such as \\ud800): strings must be Unicode text"
             ) from None
         raise RequestError(f"the body is not valid JSON: {exc}") from None
-    except RecursionError:  # pragma: no cover - a typed decode stops at the first wrong level
-        raise RequestError("the body nests too deep") from None
+    try:
+        value = _clean(msgspec.json.decode(raw), "$")
+        return msgspec.convert(value, kind, strict=True)
+    except (msgspec.ValidationError, RecursionError):
+        raise RequestError(_message(first)) from None
 
 
-def _check_text(value: object, path: str, depth: int = 0) -> None:
-    """Refuse lone surrogates and non-finite numbers anywhere in ``value`` (what JSON cannot carry)."""
+def _clean(value: object, path: str, depth: int = 0) -> object:
+    """``value`` with whole floats as integers; lone surrogates, non-finite numbers, absurd depth refused."""
     if depth > _MAX_WALK:
         raise RequestError(f"{path}: nested deeper than {_MAX_WALK} levels")
     if isinstance(value, str):
         if _SURROGATE.search(value):
             raise RequestError(f"{path}: a lone UTF-16 surrogate is not text")
-    elif isinstance(value, float):
+        return value
+    if isinstance(value, float):
         if not math.isfinite(value):
             raise RequestError(f"{path}: {value!r} is not a JSON number")
-    elif isinstance(value, Mapping):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, Mapping):
+        out = {}
         for key, item in value.items():
-            _check_text(key, f"{path} (a key)", depth + 1)
-            _check_text(item, f"{path}.{key}", depth + 1)
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            _check_text(item, f"{path}[{i}]", depth + 1)
+            _clean(key, f"{path} (a key)", depth + 1)
+            out[key] = _clean(item, f"{path}.{key}", depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [_clean(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
+    return value
 
 
 def _kinds(kind: Any) -> tuple[type, ...]:
@@ -306,9 +338,9 @@ def convert(params: Mapping[str, Any] | msgspec.Struct | None, kind: Any) -> Any
         raise RequestError(f"$: expected {' or '.join(k.__name__ for k in _kinds(kind))}, got {type(params).__name__}")
     if not isinstance(params, Mapping):
         raise RequestError(f"$: expected `object`, got `{type(params).__name__}`")
-    _check_text(params, "$")
+    cleaned = _clean(params, "$")
     try:
-        return msgspec.convert(params, kind, strict=True)
+        return msgspec.convert(cleaned, kind, strict=True)
     except msgspec.ValidationError as exc:
         raise RequestError(_message(exc)) from None
 

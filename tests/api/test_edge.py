@@ -41,13 +41,13 @@ HOSTILE: list[tuple[str, str, bytes, str]] = [
     ("dealer", "/v1/round/void", b'{"cause": "\\ud800"}', "surrogate"),
     ("dealer", "/v1/round/void", b'{"cause": "\\udc00 low"}', "surrogate"),
     ("dealer", "/v1/round/decisions", b'{"seat": "5", "multiple": 1}', "$.seat"),
-    ("dealer", "/v1/round/decisions", b'{"seat": 1, "multiple": 1.0}', "$.multiple"),
+    ("dealer", "/v1/round/decisions", b'{"seat": 1, "multiple": 1.5}', "$.multiple"),
     ("table-system", "/v1/table-system/progressive-inputs", b'{"magic_card": NaN}', "not valid JSON"),
     ("table-system", "/v1/table-system/progressive-inputs", b'{"magic_card": ["As"]}', "$.magic_card"),
     ("table-system", "/v1/table-system/progressive-inputs", b'{"magic_card": "Zz"}', "$.magic_card"),
     ("table-system", "/v1/table-system/progressive-inputs",
      b'{"meters": {"meter": 99999999, "\\ud800": 1}}', "surrogate"),
-    ("table-system", "/v1/table-system/progressive-inputs", b'{"meters": {"meter": 1e3}}', "$.meters"),
+    ("table-system", "/v1/table-system/progressive-inputs", b'{"meters": {"meter": 12.5}}', "$.meters"),
     ("technician", "/v1/maintenance/dispense", b'{"stacks": 0, "size": 2}', "$.stacks"),
 ]  # fmt: skip
 

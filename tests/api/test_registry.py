@@ -6,6 +6,8 @@ short-deck stud hand could not be finished over HTTP) is tests/api/test_edge.py.
 
 from __future__ import annotations
 
+import typing
+
 from shoe.api.routes import ROUTES
 from shoe.service.actions import ROLES, TECHNICIAN_ACTIONS
 from shoe.service.registry import ACTIONS, BY_NAME, Scope, callable_now
@@ -37,3 +39,14 @@ def test_callable_now_lists_a_games_actions_and_nothing_of_the_other_game() -> N
     ny = callable_now("mississippi-stud", live=True)
     assert "decide" in ny and "reshuffle-burns" not in ny and "open-round" not in ny
     assert {"open-round", "release-stub", "verify-journal"} <= set(callable_now(None, live=False))
+
+
+def test_the_request_types_name_the_profiles_and_faults_there_are() -> None:
+    from protocols.codes import FaultCode
+    from shoe.rules.profiles import PROFILES, STUD_PROFILES
+    from shoe.service import requests as rq
+
+    assert set(typing.get_args(rq.MississippiJurisdiction)) == set(PROFILES)
+    assert set(typing.get_args(rq.StudJurisdiction)) == set(STUD_PROFILES)
+    names = {f.name.lower() for f in FaultCode}
+    assert set(typing.get_args(rq.FaultName)) == names | {n.replace("_", "-") for n in names}

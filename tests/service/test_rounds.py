@@ -273,5 +273,6 @@ def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
     assert (err.value.code, err.value.http_status) == ("configuration-required", 400)
     with pytest.raises(ServiceError) as err:
         service.submit("open-round", {**pa, "jurisdiction": "XX", "seats": [{"seat": 1, "ante": 5}]}, D)
-    assert (err.value.code, err.value.http_status) == ("unknown-profile", 400)
+    assert (err.value.code, err.value.http_status) == ("bad-request", 400)  # the profiles are the edge's values
+    assert "$.jurisdiction" in err.value.message
     assert service.round_view(OBS) is None
