@@ -65,6 +65,7 @@ __all__ = [
     "Void",
     "body_required",
     "convert",
+    "convert_value",
     "decode",
     "game_of",
     "schemas",
@@ -78,9 +79,8 @@ MAX_TEXT = 200
 Seat = Annotated[int, msgspec.Meta(ge=1, le=MAX_SEAT, description="a seat number, 1..8")]
 Cents = Annotated[int, msgspec.Meta(ge=0, le=MAX_CENTS, description="whole cents")]
 MeterCents = Annotated[int, msgspec.Meta(ge=0, le=MAX_METER_CENTS, description="a meter reading in whole cents")]
-CardCode = Annotated[
-    str, msgspec.Meta(pattern="^[2-9TJQKA][cdhs]$", description="a card code: rank 23456789TJQKA, suit cdhs")
-]
+CARD_PATTERN = "^[2-9TJQKA][cdhs]$"
+CardCode = Annotated[str, msgspec.Meta(pattern=CARD_PATTERN, description="a card code: rank 23456789TJQKA, suit cdhs")]
 # Printable text: no C0/C1 control character (a newline or an ANSI escape in a name would end up in
 # log lines and round records), not blank.
 _PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
@@ -88,7 +88,8 @@ Name = Annotated[
     str, msgspec.Meta(min_length=1, max_length=64, pattern=_PRINTABLE, description="printable text, no control chars")
 ]
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TEXT, pattern=_PRINTABLE)]
-Key = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern="^[A-Za-z0-9][A-Za-z0-9_-]*$")]
+KEY_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]*$"
+Key = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=KEY_PATTERN)]
 SideBetName = Literal["progressive", "envy", "three-card-bonus", "five-card-hand-bonus"]
 
 
@@ -260,6 +261,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_WALK = 64  # deeper than any request type: refused before the walk goes further
 
 
+_PATTERN_WORDS = {
+    CARD_PATTERN: 'a card code such as "7h" (rank 23456789TJQKA, suit cdhs)',
+    _PRINTABLE: "printable text without control characters (no newline, no escape)",
+    KEY_PATTERN: "a name of letters, digits, - and _",
+}
+
+
 def _message(exc: msgspec.ValidationError) -> str:
     """msgspec's "Expected `int`, got `str` - at `$.seat`" as "$.seat: expected `int`, got `str`"."""
     text = str(exc)
@@ -267,6 +275,8 @@ def _message(exc: msgspec.ValidationError) -> str:
     if not sep:
         what, where = text, "$`"
     what = what[:1].lower() + what[1:]
+    for pattern, words in _PATTERN_WORDS.items():
+        what = what.replace(f"matching regex {pattern!r}", f"({words})")
     return f"{where.rstrip('`')}: {what}"
 
 
@@ -328,7 +338,7 @@ def _kinds(kind: Any) -> tuple[type, ...]:
 def convert(params: Mapping[str, Any] | msgspec.Struct | None, kind: Any) -> Any:
     """An in-process caller's parameters as the request ``kind``: the same checks as the HTTP edge.
 
-    Strict: no ``"5"`` for 5, no ``True`` for 1, no float for an integer, no unknown key.
+    Strict: no ``"5"`` for 5, no ``True`` for 1, no fraction for an integer, no unknown key.
     """
     if isinstance(params, _kinds(kind)):
         return params
@@ -338,11 +348,17 @@ def convert(params: Mapping[str, Any] | msgspec.Struct | None, kind: Any) -> Any
         raise RequestError(f"$: expected {' or '.join(k.__name__ for k in _kinds(kind))}, got {type(params).__name__}")
     if not isinstance(params, Mapping):
         raise RequestError(f"$: expected `object`, got `{type(params).__name__}`")
-    cleaned = _clean(params, "$")
+    return convert_value(params, kind)
+
+
+def convert_value(value: object, kind: Any, path: str = "$") -> Any:
+    """Any plain value (a play script's part, say) as ``kind``; :class:`RequestError` names ``path``."""
+    cleaned = _clean(value, path)
     try:
         return msgspec.convert(cleaned, kind, strict=True)
     except msgspec.ValidationError as exc:
-        raise RequestError(_message(exc)) from None
+        message = _message(exc)
+        raise RequestError(path + message[1:] if message.startswith("$") else message) from None
 
 
 def body_required(kind: Any) -> bool:
