@@ -97,3 +97,36 @@ def test_the_api_guide_names_every_route() -> None:
     guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     for route in ROUTES:
         assert f"| {route.method} | `{route.path}` |" in guide, f"docs/api.md lacks {route.method} {route.path}"
+
+
+def test_the_event_stream_is_declared_as_text_event_stream_of_events() -> None:
+    """OpenAPI 3.1: the ``schema`` of a sequential media type describes one item (one event), not a string."""
+    content = build_document()["paths"]["/v1/events"]["get"]["responses"]["200"]["content"]
+    assert set(content) == {"text/event-stream"}
+    event = content["text/event-stream"]["schema"]
+    assert event["type"] == "object" and set(event["required"]) == {"data", "event"}
+    assert event["properties"]["data"]["contentMediaType"] == "application/json"
+    assert event["properties"]["id"]["pattern"] == "^[0-9]+$"
+
+
+def test_every_integer_of_a_request_schema_has_a_range() -> None:
+    """Issue 11: "request schemas carry no ranges" ({"stacks": 0} was schema-valid but refused)."""
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "integer":
+                assert "minimum" in node and "maximum" in node, where
+            if node.get("type") == "string" and "enum" not in node:
+                assert "maxLength" in node or "pattern" in node, where
+            for key, value in node.items():
+                walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{where}[{i}]")
+
+    doc = build_document()
+    for name, schema in doc["components"]["schemas"].items():
+        if name != "Error":
+            walk(schema, name)
+    for path, ops in doc["paths"].items():
+        if "post" in ops:
+            walk(ops["post"]["requestBody"], path)
