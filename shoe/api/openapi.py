@@ -129,7 +129,10 @@ def _operation(route: Route) -> dict[str, Any]:
     if route.request is not None:
         (schema,), _ = schemas((route.request,))
         required = body_required(route.request)
-        op["requestBody"] = {"required": required, "content": {"application/json": {"schema": schema}}}
+        media: dict[str, Any] = {"schema": schema}
+        if route.example is not None:
+            media["example"] = dict(route.example)
+        op["requestBody"] = {"required": required, "content": {"application/json": media}}
     if route.path == "/v1/events":
         op["parameters"] = _EVENT_PARAMETERS
     content = _SUCCESS_CONTENT.get(route.path, {"application/json": {"schema": _OBJECT}})

@@ -77,6 +77,7 @@ class Route:
     action: str | None = None  # the TableService.submit action it maps to (shoe.service.registry)
     request: Any = None  # the body's type (shoe.service.requests; open-round: a union, one per game)
     status: int = 200
+    example: Mapping[str, Any] | None = None  # a valid body, shown in the OpenAPI document
 
 
 def _json(value: object, status: int = 200, headers: Mapping[str, str] | None = None) -> Reply:
@@ -136,6 +137,7 @@ def _action_route(action: Action) -> Route:
         action.name,
         action.request,
         action.status,
+        action.example,
     )
 
 

@@ -57,6 +57,7 @@ class Action:
     status: int = 200
     headers: Mapping[str, str] | None = None  # extra response headers on success
     between_rounds: bool = False  # also callable with no live round (``release-stub`` empties the shoe)
+    example: Mapping[str, Any] | None = None  # a valid request, for the OpenAPI document (and its fuzzers)
 
     @property
     def operation_id(self) -> str:
@@ -76,7 +77,9 @@ def _a(name: str, path: str, summary: str, request: Any = rq.Empty, **kw: Any) -
 
 ACTIONS: tuple[Action, ...] = (
     _a("open-round", "/v1/rounds", "Open a round with the seats' wagers", rq.OpenRound,
-       scope=Scope.OPEN, status=201, headers={"Location": "/v1/round"}),
+       scope=Scope.OPEN, status=201, headers={"Location": "/v1/round"},
+       example={"game": MISSISSIPPI, "jurisdiction": "NY",
+                "seats": [{"seat": 1, "ante": 1000}, {"seat": 3, "ante": 500}]}),
     _a("no-more-bets", "/v1/round/no-more-bets", "Close wagering", games=M),
     _a("lock-progressive", "/v1/round/progressive/lock", "Lock the progressive wagers (PA)", games=M),
     _a("chip-count", "/v1/round/progressive/chip-count", "Record the progressive chip count (PA)", rq.ChipCount,
@@ -84,8 +87,9 @@ ACTIONS: tuple[Action, ...] = (
     _a("deal", "/v1/round/deal", "Deal every wagering seat's stack (stud: the street's cards) from the shoe"),
     _a("release-stub", "/v1/round/release-stub", "Release and count the stub (between rounds: empty the shoe)",
        games=M, between_rounds=True),
-    _a("decide", "/v1/round/decisions", "A seat's street decision", rq.Decide, games=M),
-    _a("reveal", "/v1/round/reveal", "Reveal the next community card", rq.Reveal, games=M),
+    _a("decide", "/v1/round/decisions", "A seat's street decision", rq.Decide, games=M,
+       example={"seat": 1, "multiple": 1}),
+    _a("reveal", "/v1/round/reveal", "Reveal the next community card", rq.Reveal, games=M, example={"index": 1}),
     _a("settle", "/v1/round/settle", "Settle every seat, in descending seat order (stud: the pot's awards)"),
     _a("void", "/v1/round/void", "Void the round (misdeal)", rq.Void),
     _a("forfeit", "/v1/round/forfeit", "A seat forfeits for sharing information (PA)", rq.Forfeit, games=M),
