@@ -51,7 +51,7 @@ def test_schemathesis_finds_nothing(real_shoed: RealShoed, role: str, tmp_path: 
         "--max-examples", "25", "--seed", "20261201", "--workers", "1", "--request-timeout", "30",
         "--phases", "examples,coverage,fuzzing", "--no-color",
     ]  # fmt: skip
-    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     report = done.stdout[-20_000:] + done.stderr[-5_000:]
     assert done.returncode == 0, f"schemathesis found failures (exit {done.returncode}):\n{report}"
     generated = re.search(r"(\d+) generated", done.stdout)
