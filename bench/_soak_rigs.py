@@ -232,8 +232,6 @@ class ShoedRig:
 
     def submit(self, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
         body = dict(params)
-        if action == "open-round":  # the API takes seats as an array
-            body["seats"] = [{"seat": int(seat), **wagers} for seat, wagers in params["seats"].items()]
         status, data = self.http.request_json("POST", ROUTES[action], body)
         if status >= 300:
             error = data.get("error", {}) if isinstance(data, dict) else {}

@@ -78,7 +78,7 @@ class Table:
 
     def open_round(self, seats: int = 3) -> str:
         chosen = sorted(self.rng.sample(range(1, 7), seats))
-        antes = {str(s): {"ante": self.rng.choice((100, 500, 1000, 2500))} for s in chosen}
+        antes = [{"seat": s, "ante": self.rng.choice((100, 500, 1000, 2500))} for s in chosen]
         reply = self.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
                                            "table": {"min_ante": 100, "max_ante": 10_000}, "seats": antes})  # fmt: skip
         return str(reply["round_id"])

@@ -122,6 +122,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._dispatch()
 
+    def do_TRACE(self) -> None:  # no route takes TRACE: 405 with Allow, like any method a path does not take
+        self._dispatch()
+
+    def do_CONNECT(self) -> None:
+        self._dispatch()
+
     def version_string(self) -> str:
         return "shoed/1"
 
@@ -130,6 +136,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The stdlib's own refusals (a malformed request line, huge headers...) in the error envelope."""
+        if code == HTTPStatus.NOT_IMPLEMENTED and getattr(self, "headers", None) is not None:
+            self._dispatch()  # a method with no do_X: the path answers 405 with Allow (or 404), not 501
+            return
         status = HTTPStatus(code)
         self.close_connection = True
         if self.request_version == "HTTP/0.9":  # the version was not understood: answer with a status line anyway
@@ -190,9 +199,9 @@ class Handler(BaseHTTPRequestHandler):
         self._role = api.auth.acting_role(self.headers.get("Authorization"), route.roles)
         if route.path == EVENTS_PATH:
             self._to_stream()
-        params: dict[str, Any] = {}
-        if route.method == "POST":
-            params = parse_body(self._read_body(), route.fields, open_body=route.open_body)
+        params = None
+        if route.method == "POST":  # every POST, body or not: its content type is checked in _read_body
+            params = parse_body(self._read_body(), route.request)  # decoded once, into the action's request type
         request = Request(
             service=api.service,
             role=self._role,

@@ -1,8 +1,12 @@
 """The OpenAPI 3.1 document of the table API, generated from the route table (``GET /v1/openapi.json``).
 
 Every route in ``shoe.api.routes.ROUTES`` appears once, with the roles that may call it, its request
-body (from the same ``Field`` data the server checks bodies with) and every error status it can
-answer, each with the error envelope schema.
+body and every error status it can answer, each with the error envelope schema. The request schemas
+are ``msgspec.json.schema_components`` of the same ``shoe.service.requests`` types the server decodes
+bodies into (ranges, patterns, lengths, no unknown field), so a schema-valid body is never refused
+for its shape, and a schema-invalid one always is. The event stream is declared as
+``text/event-stream`` with the schema of one event (OpenAPI 3.1: ``schema`` of a sequential media
+type describes each item): ``id``, ``event`` and ``data``, one line of JSON.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Any
 
 from shoe.api.errors import STATUS_CODES, json_bytes
 from shoe.api.routes import ROUTES, Route
-from shoe.api.schema import schema_of
+from shoe.service.requests import body_required, schemas
 
 __all__ = ["ERROR_STATUSES", "SERVICE_STATUSES", "build_document", "document_bytes"]
 
@@ -68,7 +72,19 @@ _SUCCESS_CONTENT: dict[str, dict[str, Any]] = {
         "type": "object", "required": ["round"],
         "properties": {"round": {"type": ["object", "null"], "description": "null when no round is open"}},
     }}},
-    "/v1/events": {"text/event-stream": {"schema": {"type": "string", "description": "id/event/data frames"}}},
+    "/v1/events": {"text/event-stream": {"schema": {
+        "type": "object", "required": ["data", "event"],
+        "description": "One Server-Sent Event: `id` is its cursor, `event` its type, `data` the event as one line "
+        "of JSON (the same object for every role, secrecy-filtered). A `retry` frame opens the stream; a "
+        "`: keep-alive` comment goes out after 15 s without an event.",
+        "properties": {
+            "id": {"type": "string", "pattern": "^[0-9]+$"},
+            "event": {"type": "string"},
+            "data": {"type": "string", "contentMediaType": "application/json",
+                     "contentSchema": {"type": "object", "required": ["cursor", "type"]}},
+            "retry": {"type": "integer", "minimum": 0},
+        },
+    }}},
     "/metrics": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}},
 }  # fmt: skip
 _EVENT_PARAMETERS: list[dict[str, Any]] = [
@@ -111,10 +127,13 @@ def _operation(route: Route) -> dict[str, Any]:
         "description": f"Roles: {roles}." + (f" Service action `{route.action}`." if route.action else ""),
         "security": [{"bearer": []}] if route.roles else [],
     }
-    if route.method == "POST":
-        schema = schema_of(route.fields, open_body=route.open_body)
-        required = bool(schema.get("required"))
-        op["requestBody"] = {"required": required, "content": {"application/json": {"schema": schema}}}
+    if route.request is not None:
+        (schema,), _ = schemas((route.request,))
+        required = body_required(route.request)
+        media: dict[str, Any] = {"schema": schema}
+        if route.example is not None:
+            media["example"] = dict(route.example)
+        op["requestBody"] = {"required": required, "content": {"application/json": media}}
     if route.path == "/v1/events":
         op["parameters"] = _EVENT_PARAMETERS
     content = _SUCCESS_CONTENT.get(route.path, {"application/json": {"schema": _OBJECT}})
@@ -123,6 +142,12 @@ def _operation(route: Route) -> dict[str, Any]:
         responses[str(status)] = {"$ref": f"#/components/responses/E{status}"}
     op["responses"] = responses
     return op
+
+
+def _request_components() -> dict[str, Any]:
+    kinds = tuple(dict.fromkeys(r.request for r in ROUTES if r.request is not None))
+    _, components = schemas(kinds)
+    return components
 
 
 def build_document() -> dict[str, Any]:
@@ -147,7 +172,7 @@ def build_document() -> dict[str, Any]:
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "a token from the config"}
             },
-            "schemas": {"Error": _ERROR_SCHEMA},
+            "schemas": {"Error": _ERROR_SCHEMA, **_request_components()},
             "responses": {
                 f"E{status}": {"description": text, "content": error_content}
                 for status, text in sorted(ERROR_STATUSES.items())

@@ -3,7 +3,9 @@
 A :class:`ScriptError` is a :class:`~shoe.rules.errors.RuleViolation`: ``shoectl`` turns every
 ``RuleViolation`` into exit code 9 (``Exit.RULES``).  Its message starts with the JSON path of the
 value at fault (``seats["2"].decisions[0]``, ``shoe[7]``, ``actions[3]``) and ends with the fix; the
-rule, when one applies, follows in parentheses.
+rule, when one applies, follows in parentheses. The values that are also requests of the table
+service (the table system's inputs, a stud table, seats, amounts) are checked by the same types as
+at its HTTP edge (:func:`typed`, ``shoe.service.requests``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from shoe.rules.errors import RuleViolation
+from shoe.service.requests import RequestError, convert_value
 
-__all__ = ["ScriptError", "at", "expect_int", "expect_object"]
+__all__ = ["ScriptError", "at", "expect_int", "expect_object", "typed"]
 
 
 class ScriptError(RuleViolation):
@@ -59,3 +62,12 @@ def expect_int(value: Any, path: str, *, low: int = 0) -> int:
     if type(value) is not int or value < low:
         raise ScriptError(f"{path}: {value!r} is not a whole number >= {low} (amounts are integer cents)")
     return value
+
+
+def typed(value: Any, kind: Any, path: str) -> Any:
+    """``value`` as the request type ``kind`` of the service's edge (shoe/service/requests.py): the same
+    ranges, card codes and strictness as over HTTP; a problem names its script path."""
+    try:
+        return convert_value(value, kind, path)
+    except RequestError as exc:
+        raise ScriptError(str(exc)) from None

@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from shoe.cards import Card, CardError
 from shoe.play import tables
-from shoe.play.errors import ScriptError, at, expect_int, expect_object
+from shoe.play.errors import ScriptError, at, expect_int, expect_object, typed
 from shoe.play.tables import TableSystem
 from shoe.rules.mississippi import TableConfig, resolve_table
 from shoe.rules.profiles import PROFILES, MississippiProfile, SideBet
 from shoe.rules.stud import StudTableConfig
 from shoe.rules.stud.records import ActionKind
+from shoe.service.requests import Cents, Seat, StudTable
 
 __all__ = [
     "MississippiScript",
@@ -83,11 +86,11 @@ Script = MississippiScript | StudScript
 
 def load_script(path: str | Path) -> Script:
     """Read and check a script file. ``OSError`` if it cannot be read; :class:`ScriptError` if it is illegal."""
-    text = Path(path).read_text(encoding="utf-8")
+    raw = Path(path).read_bytes()
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScriptError(f"{path}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        data = msgspec.json.decode(raw)  # strict JSON: no NaN/Infinity, no lone surrogate escape
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise ScriptError(f"{path}: not JSON: {exc}") from None
     return parse_script(data)
 
 
@@ -211,12 +214,13 @@ def _stud(top: dict[str, Any]) -> StudScript:
         raise ScriptError("table_system: not a seven-card stud key")
     if top["jurisdiction"] != "NJ":
         raise ScriptError(f"jurisdiction: {top['jurisdiction']!r} has no seven-card stud profile: use NJ")
-    table = expect_object(top["table"], "table", {"bring_in", "small_bet", "big_bet"}, {"ante", "max_raises"})
+    table: StudTable = typed(top["table"], StudTable, "table")
     with at("table"):
-        config = StudTableConfig.from_mapping(table)
+        config = StudTableConfig.from_mapping(table.given())
     seats = top["seats"]
     if not isinstance(seats, list) or not all(type(s) is int for s in seats):
         raise ScriptError("seats: a list of seat numbers 1..8, e.g. [1, 2, 5]")
+    typed(seats, list[Seat], "seats")
     stub_size = expect_int(top.get("stub_size", 52), "stub_size")
     codes = _cards(top["shoe"])
     # A burn reshuffle (h) happens only with one card or none left: before that, every card is new.
@@ -241,5 +245,6 @@ def _actions(raw: Any) -> tuple[StudAction, ...]:
         amount = line[2] if len(line) == 3 else None
         if amount is not None:
             expect_int(amount, f"{path}[2]")
+            typed(amount, Cents, f"{path}[2]")
         out.append(StudAction(path, line[0], kind, amount))
     return tuple(out)

@@ -3,7 +3,8 @@
 Payouts are written as in the rules digest: ``"500 to 1"`` (winnings on top of the returned stake),
 ``"300 for 1"`` (stake included), ``"10% of meter"`` (a share of a progressive meter: ``meter``,
 ``mega``, ``major`` or ``minor``).  The Magic Card and Lucky bonuses may also be a fixed sum, written
-as integer cents.  See docs/play-scripts.md for a whole PA table.
+as integer cents.  See docs/play-scripts.md for a whole PA table.  The table system's inputs are the
+service's ``progressive-inputs`` request type (shoe/service/requests.py), checked the same way.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from shoe.hands import Category, ThreeCardCategory
-from shoe.play.errors import ScriptError, at, expect_int, expect_object
+from shoe.play.errors import ScriptError, at, expect_int, expect_object, typed
 from shoe.rules.mississippi import EnvyAmounts, FiveCardBonusConfig, SideWagerConfig, TableConfig
 from shoe.rules.paytables import (
     THREE_CARD_BONUS_EXAMPLE,
@@ -28,6 +29,7 @@ from shoe.rules.paytables import (
     Paytable,
 )
 from shoe.rules.profiles import SideBet
+from shoe.service.requests import ProgressiveInputs
 
 __all__ = ["TableSystem", "mississippi_table", "payout", "table_system"]
 
@@ -140,18 +142,11 @@ def table_system(raw: Any, five: list[int]) -> TableSystem | None:
                 'e.g. "table_system": {"magic_card": "7h", "lucky_seat": 3, "meters": {"meter": 2500000}}'
             )
         return None
-    system = expect_object(raw, "table_system", set(), {"meters", "magic_card", "lucky_seat"})
-    meters = expect_object(system.get("meters", {}), "table_system.meters", set(), None)
-    for name, cents in meters.items():
-        expect_int(cents, f"table_system.meters.{name}")
-    magic, lucky = system.get("magic_card"), system.get("lucky_seat")
+    system: ProgressiveInputs = typed(raw, ProgressiveInputs, "table_system")
+    magic, lucky = system.magic_card, system.lucky_seat
     if five and (magic is None or lucky is None):
         raise ScriptError(
             f'table_system: seat {five[0]} has a Five Card Hand Bonus wager: give both "magic_card" and '
             '"lucky_seat" (the system\'s draw)'
         )
-    if magic is not None and not isinstance(magic, str):
-        raise ScriptError(f'table_system.magic_card: {magic!r} is not a card code such as "7h"')
-    if lucky is not None:
-        expect_int(lucky, "table_system.lucky_seat")
-    return TableSystem(dict(meters), magic, lucky)
+    return TableSystem(dict(system.meters), magic, lucky)

@@ -10,8 +10,10 @@ HTTP layer (``shoe.api``) calls :class:`TableService`. Start with docs/service.m
 | ``core`` | ``TableService``: the facade, the owner thread's life |
 | ``owner`` | the owner thread's state: the journal, the round, shoe events and link notices |
 | ``shoeside`` | the owner's side of the shoe link: connecting, dispense, scan, the stub |
-| ``actions`` | roles per action, running one command |
-| ``params`` | request parameters: integers, table configuration, seats |
+| ``registry`` | the one registry of actions: role, request type, games, route |
+| ``requests`` | the typed request of every action (msgspec), checked once at the edge |
+| ``actions`` | the role check and dispatch from the registry, running one command |
+| ``params`` | typed requests to the rules engine's inputs: table configuration, seats |
 | ``rounds``, ``mississippi``, ``stud`` | orchestrating one round of each game |
 | ``recovery`` | rebuilding a round from the journal, reconciling with the shoe |
 | ``secrecy`` | what responses, events and views may show |

@@ -1,7 +1,10 @@
 """Who may do what, and running one command on the owner thread.
 
-Every action belongs to one role (the table below); a command from another role is refused (403).
-Technician actions are refused while a round is live (409 ``round-live``). Rules-engine refusals
+Every action belongs to one role (``shoe.service.registry.ACTIONS``, declared once); a command from
+another role is refused (403). Its parameters are then converted to the action's request type
+(``shoe.service.requests``: the same checks as the HTTP edge, ``400 bad-request`` naming the field's
+path), so every handler takes a typed request. Technician actions are refused while a round is live
+(409 ``round-live``); a round action of another game is ``409 wrong-game``. Rules-engine refusals
 keep their rule citation; shoe and journal failures become 503s. Every accepted action has been
 journaled before its reply is built.
 """
@@ -9,9 +12,10 @@ journaled before its reply is built.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import msgspec
 import structlog
 
 from drivers.errors import ShoeError
@@ -19,36 +23,18 @@ from drivers.stacks import DispenseFailed
 from protocols.codes import FaultCode
 from shoe.journal import JournalError
 from shoe.rules.errors import RuleViolation
+from shoe.service import requests as rq
 from shoe.service.errors import Role, ServiceError, from_rule, from_shoe
 from shoe.service.owner import Command, Owner
-from shoe.service.params import int_param
+from shoe.service.registry import ACTIONS, BY_NAME, Action, Scope
 from shoe.service.rounds import new_round_id
 
 __all__ = ["ROLES", "TECHNICIAN_ACTIONS", "execute"]
 
 log = structlog.get_logger("shoe.service")
 
-DEALER_ACTIONS = (
-    "open-round",
-    "no-more-bets",
-    "lock-progressive",
-    "chip-count",
-    "deal",
-    "release-stub",
-    "decide",
-    "reveal",
-    "settle",
-    "forfeit",
-    "stud-action",
-    "reshuffle-burns",
-    "void",
-)
-TECHNICIAN_ACTIONS = ("maintenance-dispense", "clear-fault", "verify-journal")
-ROLES: dict[str, Role] = {
-    **dict.fromkeys(DEALER_ACTIONS, Role.DEALER),
-    **dict.fromkeys(TECHNICIAN_ACTIONS, Role.TECHNICIAN),
-    "progressive-inputs": Role.TABLE_SYSTEM,
-}
+TECHNICIAN_ACTIONS = tuple(a.name for a in ACTIONS if a.scope is Scope.MAINTENANCE)
+ROLES: dict[str, Role] = {a.name: a.role for a in ACTIONS}
 
 
 def translate(exc: BaseException) -> ServiceError:
@@ -102,31 +88,35 @@ def execute(owner: Owner, cmd: Command) -> None:
     cmd.future.set_result({**reply, **result, "cursor": owner.feed.latest})
 
 
-def dispatch(owner: Owner, action: str, params: Mapping[str, Any], role: Any) -> dict[str, Any]:
-    wanted = ROLES.get(action)
-    if wanted is None:
+def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Any) -> dict[str, Any]:
+    """Check the role, type the parameters (the same checks as the HTTP edge), run the action's handler."""
+    entry = BY_NAME.get(action)
+    if entry is None:
         raise ServiceError("bad-request", f"unknown action {action!r}; actions: {', '.join(ROLES)}", http_status=400)
-    if role is not wanted:
+    if role is not entry.role:
         who = getattr(role, "value", role)
-        raise ServiceError("forbidden", f"{action} is for the {wanted.value} role, not {who}", http_status=403)
-    if not isinstance(params, Mapping):
-        raise ServiceError("bad-request", "the parameters must be an object", http_status=400)
+        raise ServiceError("forbidden", f"{action} is for the {entry.role.value} role, not {who}", http_status=403)
+    try:
+        request = rq.convert(params, entry.request)
+    except rq.RequestError as exc:
+        raise ServiceError("bad-request", str(exc), http_status=400) from None
     run = owner.run
     live = run is not None and not run.closed
-    if action in TECHNICIAN_ACTIONS:
+    if entry.scope is Scope.MAINTENANCE:
         if live and run is not None:
             raise ServiceError(
                 "round-live",
                 f"{action} is refused while round {run.round_id} is live",
                 hint="finish or void the round first",
             )
-        return technician(owner, action, params)
-    if action == "open-round":
+        return _MAINTENANCE[action](owner, request)
+    if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
-        return open_round(owner, params)
+        assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
+        return open_round(owner, request)
     if not live or run is None:
-        if action == "release-stub":  # emptying the shoe between rounds (after a void, or after stud)
+        if entry.between_rounds:  # emptying the shoe between rounds (after a void, or after stud)
             count = owner.release_stub()
             owner.append("decision", {"action": "release-stub", "count": count}, None)
             return {"count": count}
@@ -134,55 +124,69 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any], role: Any) ->
         if answer is not None:
             return answer
         raise ServiceError("no-round", "no round is live: open one first", http_status=404)
-    return run.act(owner, action, params)
+    return _round_action(owner, entry, request)
 
 
-def open_round(owner: Owner, params: Mapping[str, Any]) -> dict[str, Any]:
-    game = params.get("game")
-    cls = owner.games.get(str(game))
-    if cls is None:
+def _round_action(owner: Owner, entry: Action, request: msgspec.Struct) -> dict[str, Any]:
+    run = owner.run
+    assert run is not None
+    if run.game not in entry.games:
+        raise ServiceError("wrong-game", f"{entry.name!r} is not an action of {run.game}")
+    return run.act(owner, entry.name, request)
+
+
+def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
+    game = rq.game_of(request)
+    cls = owner.games.get(game)
+    if cls is None:  # pragma: no cover - every game of the request type is served
         raise ServiceError("bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", http_status=400)
     round_id = new_round_id(owner.config.table)
-    run, opened = cls.open(round_id, params, owner)
+    run, opened = cls.open(round_id, request, owner)
     owner.append("round-opened", opened, round_id)
     owner.run = run
     owner.metrics.inc("rounds_total")
     return {"round_id": round_id}
 
 
-def _fault(raw: object) -> FaultCode | None:
-    if raw is None or raw == "":
+def _fault(raw: str | int | None) -> FaultCode | None:
+    if raw is None:
         return None
     try:
-        if isinstance(raw, int) or (isinstance(raw, str) and raw.isdigit()):
-            return FaultCode(int(raw))
-        return FaultCode[str(raw).upper().replace("-", "_")]
+        if isinstance(raw, int):
+            return FaultCode(raw)
+        return FaultCode[raw.upper().replace("-", "_")]
     except (KeyError, ValueError):
         names = ", ".join(f.name.lower() for f in FaultCode)
         raise ServiceError("bad-request", f"fault {raw!r} unknown; faults: {names}", http_status=400) from None
 
 
-def technician(owner: Owner, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    if action == "verify-journal":
-        assert owner.journal is not None
-        result = owner.journal.verify()
-        data = {
-            "action": action,
-            "ok": result.ok,
-            "checked": result.checked,
-            "first_bad_seq": result.first_bad_seq,
-            "problem": result.problem,
-        }
-        owner.append("technician", data, None)
-        return data
-    if action == "clear-fault":
-        code = _fault(params.get("fault"))
-        owner.shoe().clear_fault(code)
-        owner.append("technician", {"action": action, "fault": code.name if code else "all"}, None)
-        return {"fault": code.name.lower() if code else "all"}
-    stacks, size = int_param(params, "stacks", low=1, high=52), int_param(params, "size", low=1, high=52)
+def _verify_journal(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
+    assert owner.journal is not None
+    result = owner.journal.verify()
+    data = {
+        "action": "verify-journal",
+        "ok": result.ok,
+        "checked": result.checked,
+        "first_bad_seq": result.first_bad_seq,
+        "problem": result.problem,
+    }
+    owner.append("technician", data, None)
+    return data
+
+
+def _clear_fault(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
+    assert isinstance(request, rq.ClearFault)
+    code = _fault(request.fault)
+    owner.shoe().clear_fault(code)
+    owner.append("technician", {"action": "clear-fault", "fault": code.name if code else "all"}, None)
+    return {"fault": code.name.lower() if code else "all"}
+
+
+def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
+    assert isinstance(request, rq.MaintenanceDispense)
+    action, size = "maintenance-dispense", request.size
     out = []
-    for _ in range(stacks):
+    for _ in range(request.stacks):
         try:
             stack = owner.dispense(size)
         except DispenseFailed as exc:
@@ -205,3 +209,11 @@ def technician(owner: Owner, action: str, params: Mapping[str, Any]) -> dict[str
         owner.append("technician", data, None)
         out.append({"dispense_id": stack.dispense_id, "cards": len(stack.cards), "unreadable": list(stack.unreadable)})
     return {"stacks": out}
+
+
+_MAINTENANCE: Mapping[str, Callable[[Owner, msgspec.Struct], dict[str, Any]]] = {
+    "verify-journal": _verify_journal,
+    "clear-fault": _clear_fault,
+    "maintenance-dispense": _maintenance_dispense,
+}
+assert set(_MAINTENANCE) == set(TECHNICIAN_ACTIONS), "a maintenance action without its handler"

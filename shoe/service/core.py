@@ -18,6 +18,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from importlib import metadata
 from typing import Any
 
+import msgspec
 import structlog
 from prometheus_client import CollectorRegistry
 
@@ -148,12 +149,17 @@ class TableService:
 
     # -- commands ----------------------------------------------------------------------------------
 
-    def submit(self, action: str, params: Mapping[str, Any], role: Role) -> dict[str, Any]:
-        """Run ``action`` on the owner thread; return its accepted record, secrecy-filtered."""
+    def submit(self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role) -> dict[str, Any]:
+        """Run ``action`` on the owner thread; return its accepted record, secrecy-filtered.
+
+        ``params`` is the action's request (``shoe.service.requests``), or a mapping converted to it with
+        the same checks as the HTTP edge (``bad-request`` names the field's path).
+        """
         if not self._running:
             raise ServiceError("not-running", "the service is not running", http_status=503)
         future: Future[dict[str, Any]] = Future()
-        self._owner.inbox.put(Command(action, dict(params or {}), role, future))
+        request = params if isinstance(params, msgspec.Struct) else dict(params or {})
+        self._owner.inbox.put(Command(action, request, role, future))
         timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
         try:
             return future.result(timeout=timeout)

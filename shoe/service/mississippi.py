@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from drivers.stacks import Stack
 from protocols.fields import CardRead
 from shoe.cards import Card, CardError
@@ -26,9 +28,10 @@ from shoe.rules.mississippi import (
 )
 from shoe.rules.mississippi.states import TERMINAL
 from shoe.rules.profiles import Irregularity, MississippiProfile, get_profile
+from shoe.service import requests as rq
 from shoe.service.codec import encode_record
 from shoe.service.errors import ServiceError
-from shoe.service.params import bad_request, int_param, parse_seats, table_config
+from shoe.service.params import bad_request, journaled_table, mississippi_seats, table_config, table_params
 from shoe.service.rounds import Desk, RoundRun, card_entry
 from shoe.service.secrecy import mississippi_view, public_record
 
@@ -46,9 +49,11 @@ class MississippiRun(RoundRun):
         self.r = r
 
     @classmethod
-    def open(cls, round_id: str, params: Mapping[str, Any], desk: Desk) -> tuple[MississippiRun, dict[str, Any]]:
-        jurisdiction, table = params.get("jurisdiction"), params.get("table") or {}
-        seats = parse_seats(params.get("seats"))
+    def open(cls, round_id: str, request: rq.OpenRound, desk: Desk) -> tuple[MississippiRun, dict[str, Any]]:
+        assert isinstance(request, rq.OpenMississippi)
+        table = table_params(request.table)
+        config = table_config(table)
+        seats = mississippi_seats(request.seats)
         remaining = desk.cards_remaining()
         if remaining is not None and remaining != 52:
             raise ServiceError(
@@ -56,12 +61,12 @@ class MississippiRun(RoundRun):
                 f"the shoe holds {remaining} cards, not a full deck of 52",
                 hint="release the stub and load a shuffled deck",
             )
-        r = new_round(str(jurisdiction), table_config(table))
+        r = new_round(request.jurisdiction, config)
         records = [r.place_wagers(seat, w["ante"], w["side"]) for seat, w in sorted(seats.items())]
         opened = {
             "game": cls.game,
             "jurisdiction": r.profile.jurisdiction,
-            "table": dict(table) if isinstance(table, Mapping) else {"name": table},
+            "table": table.given(),
             "seats": {str(s): w for s, w in sorted(seats.items())},
             "shoe": {"serial": desk.shoe_serial()},
             "cards_remaining": remaining,
@@ -73,7 +78,7 @@ class MississippiRun(RoundRun):
     def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> MississippiRun:
         profile = get_profile("mississippi-stud", str(opened["jurisdiction"]))
         assert isinstance(profile, MississippiProfile)
-        return cls(round_id, opened, replay(profile, table_config(opened.get("table")), records))
+        return cls(round_id, opened, replay(profile, table_config(journaled_table(opened.get("table"))), records))
 
     # -- state -----------------------------------------------------------------------------------
 
@@ -104,13 +109,12 @@ class MississippiRun(RoundRun):
 
     # -- actions ---------------------------------------------------------------------------------
 
-    def act(self, desk: Desk, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        handlers: dict[str, Callable[[Desk, Mapping[str, Any]], dict[str, Any]]] = {
+    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
+        """Run ``action`` (one of the registry's, for this game) with its typed ``request``."""
+        handlers: dict[str, Callable[[Desk, Any], dict[str, Any]]] = {
             "no-more-bets": lambda d, p: self._simple(d, "no-more-bets", self.r.no_more_bets),
             "lock-progressive": lambda d, p: self._simple(d, "lock-progressive", self.r.lock_progressive),
-            "chip-count": lambda d, p: self._simple(
-                d, "chip-count", lambda: self.r.count_progressive_chips(int_param(p, "count", low=0))
-            ),
+            "chip-count": lambda d, p: self._simple(d, "chip-count", lambda: self.r.count_progressive_chips(p.count)),
             "deal": self._deal,
             "release-stub": self._release_stub,
             "decide": self._decide,
@@ -123,7 +127,7 @@ class MississippiRun(RoundRun):
         handler = handlers.get(action)
         if handler is None:
             raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
-        return handler(desk, params)
+        return handler(desk, request)
 
     def _simple(self, desk: Desk, action: str, do: Callable[[], Any], **extra: Any) -> dict[str, Any]:
         record = do()
@@ -133,23 +137,20 @@ class MississippiRun(RoundRun):
             self.record(desk, "decision", record, action=action, **extra)
         return {"record": public_record(encode_record(record))}
 
-    def _decide(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
-        seat, multiple = int_param(params, "seat"), int_param(params, "multiple")
+    def _decide(self, desk: Desk, request: rq.Decide) -> dict[str, Any]:
+        seat, multiple = request.seat, request.multiple
         return self._simple(desk, "decide", lambda: self.r.decide(seat, multiple), seat=seat, multiple=multiple)
 
-    def _forfeit(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
-        seat = int_param(params, "seat")
+    def _forfeit(self, desk: Desk, request: rq.Forfeit) -> dict[str, Any]:
+        seat = request.seat
         return self._simple(desk, "forfeit", lambda: self.r.forfeit_information_sharing(seat), seat=seat)
 
-    def _table_system(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
-        meters = params.get("meters") or {}
-        if not isinstance(meters, Mapping):
-            raise bad_request("meters must map each meter name to its reading in cents")
-        magic, lucky = params.get("magic_card"), params.get("lucky_seat")
-        return self._simple(desk, "progressive-inputs", lambda: self.r.record_table_system(dict(meters), magic, lucky))
+    def _table_system(self, desk: Desk, request: rq.ProgressiveInputs) -> dict[str, Any]:
+        meters, magic, lucky = dict(request.meters), request.magic_card, request.lucky_seat
+        return self._simple(desk, "progressive-inputs", lambda: self.r.record_table_system(meters, magic, lucky))
 
-    def _void_action(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
-        cause = str(params.get("cause") or "other")
+    def _void_action(self, desk: Desk, request: rq.Void) -> dict[str, Any]:
+        cause = request.cause or "other"
         try:
             irregularity = Irregularity(cause)
         except ValueError:
@@ -175,7 +176,7 @@ class MississippiRun(RoundRun):
         if r.state not in _DEALABLE or r.next_stack_seat is None:
             raise ServiceError("out-of-order", f"no stack is due in state {r.state.value}", rule=rules.stacks)
 
-    def _deal(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+    def _deal(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
         self._check_stack_due()
         dealt: list[dict[str, Any]] = []
         while self.r.state in _DEALABLE and self.r.next_stack_seat is not None:
@@ -216,7 +217,7 @@ class MississippiRun(RoundRun):
             )
         return {"seat": seat, "number": number, "dispense_id": stack.dispense_id, "cards": len(stack.cards)}
 
-    def _release_stub(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+    def _release_stub(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
         self.r.verify_release_stub(0)
         count = desk.release_stub()
         out = self._simple(desk, "release-stub", lambda: self.r.release_stub(count), count=count)
@@ -256,10 +257,11 @@ class MississippiRun(RoundRun):
 
     # -- reveals and settlement --------------------------------------------------------------------
 
-    def _reveal(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
-        index = int_param(params, "index", low=1, high=self.r.profile.community_cards)
+    def _reveal(self, desk: Desk, request: rq.Reveal) -> dict[str, Any]:
+        index, code = request.index, request.card
+        if index > self.r.profile.community_cards:
+            raise bad_request(f"$.index: {index} is past the {self.r.profile.community_cards} community cards")
         self.r.verify_reveal(index - 1)
-        code = params.get("card")
         if code is None:
             read, source = desk.scan(), "shoe"
             if read.card is None:
@@ -270,7 +272,7 @@ class MississippiRun(RoundRun):
                 )
         else:
             try:
-                read, source = CardRead(Card.parse(str(code)).code), "dealer"
+                read, source = CardRead(Card.parse(code).code), "dealer"
             except CardError:
                 raise bad_request(f"{code!r} is not a card code (rank 23456789TJQKA, suit cdhs)") from None
         self.cards_dealt += 1
@@ -284,7 +286,7 @@ class MississippiRun(RoundRun):
         self.record(desk, "reveal", record, index=index, card=read.card, source=source)
         return {"index": index, "card": read.card, "source": source}
 
-    def _settle(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
+    def _settle(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
         self.r.verify_settle_next()
         lines = []
         while self.r.state is RoundState.SETTLEMENT:

@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import structlog
 
 from drivers.client import ShoeClient
@@ -52,7 +53,7 @@ CHECKPOINT_EVERY_S = 30.0
 @dataclass
 class Command:
     action: str
-    params: Mapping[str, Any]
+    params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.requests, or a mapping to convert
     role: Any
     future: Future[dict[str, Any]]
 

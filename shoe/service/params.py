@@ -1,77 +1,78 @@
-"""Request parameters: integers in range, a Mississippi table configuration, the seats and their wagers.
+"""Typed requests to the rules engine's inputs: a Mississippi table configuration and the seats.
 
-Shape only; whether a value is legal at this point of the round is the rules engine's call (it cites the
-rule). Every problem is a ``bad-request`` (400) that says what was expected.
+The request types (:mod:`shoe.service.requests`) have checked shape and ranges at the edge, one
+type per game; these turn them into the rules engine's values. Whether a value is legal at this
+point of the round is the rules engine's call (it cites the rule).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import msgspec
 
 from shoe.rules.mississippi import TableConfig
 from shoe.rules.mississippi.side_wagers import EnvyAmounts, SideWagerConfig
 from shoe.rules.profiles import SideBet
 from shoe.service.errors import ServiceError
+from shoe.service.requests import MississippiTable, Name, RequestError, SeatWager, StudSeat, convert
 
-__all__ = ["bad_request", "int_param", "parse_seats", "table_config"]
-
-_SIDE_KEYS = ("offered", "envy", "progressive_table", "progressive_wager", "bonus_min", "bonus_max")
+__all__ = ["bad_request", "journaled_table", "mississippi_seats", "stud_seats", "table_config", "table_params"]
 
 
 def bad_request(message: str) -> ServiceError:
     return ServiceError("bad-request", message, http_status=400)
 
 
-def table_config(raw: object) -> TableConfig:
+def table_params(table: Name | MississippiTable | None) -> MississippiTable:
+    """The table of an ``open-round`` request: a bare name is ``{"name": ...}``, none is ``{}``."""
+    if isinstance(table, str):
+        return MississippiTable(name=table)
+    return table or MississippiTable()
+
+
+def table_config(table: MississippiTable) -> TableConfig:
     """``{"min_ante": 500, "max_ante": 10000, "side": {"offered": ["progressive", ...], ...}}`` (cents)."""
-    table = raw if isinstance(raw, Mapping) else {}
-    unknown = set(table) - {"name", "min_ante", "max_ante", "side"}
-    if unknown:
-        raise bad_request(f"table keys {', '.join(sorted(unknown))} unknown; use name, min_ante, max_ante, side")
-    side_raw = table.get("side")
     side = None
-    if side_raw is not None:
-        if not isinstance(side_raw, Mapping) or set(side_raw) - set(_SIDE_KEYS):
-            raise bad_request(f"table.side takes {', '.join(_SIDE_KEYS)}")
-        try:
-            offered = frozenset(SideBet(b) for b in side_raw.get("offered", []))
-        except ValueError as exc:
-            raise bad_request(f"table.side.offered: {exc}; choose from {', '.join(b.value for b in SideBet)}") from None
-        envy = side_raw.get("envy")
-        extra = {k: side_raw[k] for k in _SIDE_KEYS[2:] if k in side_raw}
-        try:
-            side = SideWagerConfig(offered, envy=None if envy is None else EnvyAmounts(**envy), **extra)
-        except TypeError as exc:
-            raise bad_request(f"table.side: {exc}") from None
-    return TableConfig(min_ante=table.get("min_ante", 100), max_ante=table.get("max_ante", 100_000), side=side)
+    if table.side is not None:
+        raw = table.side
+        envy = None if raw.envy is None else EnvyAmounts(raw.envy.royal_flush, raw.envy.straight_flush)
+        base = SideWagerConfig(frozenset(SideBet(b) for b in raw.offered), envy=envy)
+        side = dataclasses.replace(
+            base,
+            progressive_table=base.progressive_table if raw.progressive_table is None else raw.progressive_table,
+            progressive_wager=base.progressive_wager if raw.progressive_wager is None else raw.progressive_wager,
+            bonus_min=base.bonus_min if raw.bonus_min is None else raw.bonus_min,
+            bonus_max=base.bonus_max if raw.bonus_max is None else raw.bonus_max,
+        )
+    min_ante = 100 if table.min_ante is None else table.min_ante
+    max_ante = 100_000 if table.max_ante is None else table.max_ante
+    return TableConfig(min_ante=min_ante, max_ante=max_ante, side=side)
 
 
-def parse_seats(raw: object) -> dict[int, dict[str, Any]]:
-    """``{"1": {"ante": 1000, "side": {...}}}`` or ``[{"seat": 1, "ante": 1000, ...}]`` -> ``{1: {...}}``."""
-    items: list[tuple[object, Any]]
-    if isinstance(raw, Mapping):
-        items = list(raw.items())
-    elif isinstance(raw, list) and all(isinstance(s, Mapping) for s in raw):
-        items = [(s.get("seat"), s) for s in raw]
-    else:
-        raise bad_request('seats must map each seat to its wagers, e.g. {"1": {"ante": 1000}}')
-    seats: dict[int, dict[str, Any]] = {}
-    for key, value in items:
-        seat = int(key) if isinstance(key, str) and key.isdigit() else key
-        if type(seat) is not int or seat in seats or not isinstance(value, Mapping):
-            raise bad_request(f"seat {key!r} is not a seat number with its wagers (or is given twice)")
-        seats[seat] = {"ante": value.get("ante"), "side": dict(value.get("side") or {})}
-    if not seats:
-        raise bad_request("a round needs at least one seat with a wager")
-    return seats
+def journaled_table(raw: object) -> MississippiTable:
+    """The table of a ``round-opened`` entry (journaled as ``MississippiTable.given()``), for replay."""
+    if not isinstance(raw, Mapping):
+        return MississippiTable()
+    try:
+        table: MississippiTable = convert({k: v for k, v in raw.items() if v is not None}, MississippiTable)
+    except RequestError as exc:
+        raise ValueError(f"the journaled table: {exc}") from None
+    return table
 
 
-def int_param(params: Mapping[str, Any], name: str, *, low: int | None = None, high: int | None = None) -> int:
-    value = params.get(name)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if type(value) is not int or (low is not None and value < low) or (high is not None and value > high):
-        span = f" ({low}..{high})" if low is not None and high is not None else ""
-        raise bad_request(f"{name!r} must be an integer{span}, not {value!r}")
-    return value
+def mississippi_seats(seats: Sequence[SeatWager]) -> dict[int, dict[str, Any]]:
+    """``[{"seat": 1, "ante": 1000, "side": {...}}, ...]`` -> ``{1: {"ante": 1000, "side": {...}}}``."""
+    out: dict[int, dict[str, Any]] = {}
+    for i, item in enumerate(seats):
+        if item.seat in out:
+            raise ServiceError("bad-seats", f"$.seats[{i}]: seat {item.seat} is given twice", http_status=400)
+        out[item.seat] = {"ante": item.ante, "side": msgspec.to_builtins(item.side)}
+    return out
+
+
+def stud_seats(seats: Sequence[int | StudSeat]) -> list[int]:
+    """``[1, 3, 6]`` or ``[{"seat": 1}, ...]`` -> ``[1, 3, 6]`` (the ante is the table's)."""
+    return [item if isinstance(item, int) else item.seat for item in seats]

@@ -16,6 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
+import msgspec
+
 from drivers.errors import ShoeIOError, ShoeTimeout
 from drivers.stacks import DispenseFailed, Stack
 from protocols.fields import CardRead
@@ -23,6 +25,7 @@ from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
 from shoe.service.codec import CodecError, decode_record, encode_record
 from shoe.service.errors import ServiceError
+from shoe.service.requests import OpenRound
 
 __all__ = ["Desk", "JournalEntry", "RoundRun", "card_entry", "new_round_id", "rebuild"]
 
@@ -109,7 +112,8 @@ class RoundRun(ABC):
     def view(self) -> dict[str, Any]: ...
 
     @abstractmethod
-    def act(self, desk: Desk, action: str, params: Mapping[str, Any]) -> dict[str, Any]: ...
+    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
+        """Run one of the registry's round actions for this game, with its typed request."""
 
     @abstractmethod
     def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None: ...
@@ -130,8 +134,8 @@ class RoundRun(ABC):
 
     @classmethod
     @abstractmethod
-    def open(cls, round_id: str, params: Mapping[str, Any], desk: Desk) -> tuple[RoundRun, dict[str, Any]]:
-        """A new round from the dealer's ``open-round`` parameters, and its ``round-opened`` data."""
+    def open(cls, round_id: str, request: OpenRound, desk: Desk) -> tuple[RoundRun, dict[str, Any]]:
+        """A new round from the dealer's ``open-round`` request, and its ``round-opened`` data."""
 
     @classmethod
     @abstractmethod

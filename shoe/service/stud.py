@@ -11,34 +11,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from drivers.stacks import Stack
 from shoe.cards import Card
 from shoe.rules.profiles import Irregularity, get_profile
 from shoe.rules.stud import PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
 from shoe.rules.stud.errors import cite
 from shoe.rules.stud.states import PHASE_RULE
+from shoe.service import requests as rq
 from shoe.service.codec import encode_record
 from shoe.service.errors import ServiceError
-from shoe.service.params import int_param
+from shoe.service.params import stud_seats
 from shoe.service.rounds import Desk, RoundRun, card_entry
 from shoe.service.secrecy import public_record, stud_view
 
 __all__ = ["StudRun"]
 
 IRREGULARITY_RULE = "rules digest: irregularities"
-
-
-def _seats(raw: object) -> list[int]:
-    if isinstance(raw, Mapping):
-        keys: list[object] = list(raw)
-    elif isinstance(raw, list):
-        keys = [s.get("seat") if isinstance(s, Mapping) else s for s in raw]
-    else:
-        raise ServiceError("bad-request", "seats must list the players' seats", http_status=400)
-    seats = [int(k) if isinstance(k, str) and k.isdigit() else k for k in keys]
-    if not all(type(s) is int for s in seats):
-        raise ServiceError("bad-request", f"seats {keys!r} are not seat numbers", http_status=400)
-    return [s for s in seats if type(s) is int]
 
 
 class StudRun(RoundRun):
@@ -51,18 +41,17 @@ class StudRun(RoundRun):
         self._void: dict[str, Any] | None = None
 
     @classmethod
-    def open(cls, round_id: str, params: Mapping[str, Any], desk: Desk) -> tuple[StudRun, dict[str, Any]]:
-        table = params.get("table")
-        if not isinstance(table, Mapping):
-            raise ServiceError("bad-request", "table must give ante, bring_in, small_bet and big_bet", http_status=400)
-        seats = _seats(params.get("seats"))
-        jurisdiction = get_profile(cls.game, str(params.get("jurisdiction") or "NJ")).jurisdiction
+    def open(cls, round_id: str, request: rq.OpenRound, desk: Desk) -> tuple[StudRun, dict[str, Any]]:
+        assert isinstance(request, rq.OpenStud)
+        table = request.table.given()
+        seats = stud_seats(request.seats)
+        jurisdiction = get_profile(cls.game, request.jurisdiction or "NJ").jurisdiction
         stub = desk.cards_remaining() or 52
         hand = StudHand(StudTableConfig.from_mapping(dict(table)), seats, stub_size=stub)
         opened = {
             "game": cls.game,
             "jurisdiction": jurisdiction,
-            "table": dict(table),
+            "table": table,
             "seats": sorted(seats),
             "stub_size": stub,
             "shoe": {"serial": desk.shoe_serial()},
@@ -129,16 +118,19 @@ class StudRun(RoundRun):
 
     # -- actions ---------------------------------------------------------------------------------
 
-    def act(self, desk: Desk, action: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
+        """Run ``action`` (one of the registry's, for this game) with its typed ``request``."""
         if action == "void":
-            self.void(desk, Irregularity.OTHER, str(params.get("cause") or "declared by the floor"))
+            assert isinstance(request, rq.Void)
+            self.void(desk, Irregularity.OTHER, request.cause or "declared by the floor")
             return {"voided": True}
         if self.paused:
             raise ServiceError("paused", f"the hand is paused ({self._paused})", rule=IRREGULARITY_RULE)
         if action == "deal":
             return self._deal(desk)
         if action == "stud-action":
-            return self._act(desk, params)
+            assert isinstance(request, rq.StudAction)
+            return self._act(desk, request)
         if action == "reshuffle-burns":
             record = self.hand.reshuffle_burns()
             self.record(desk, "decision", record, action="reshuffle-burns")
@@ -163,10 +155,8 @@ class StudRun(RoundRun):
         """``settle``'s answer: each winning seat's share of the pot, as the view shows it."""
         return {"awards": {str(seat): amount for seat, amount in sorted(self.hand.pot_shares.items())}}
 
-    def _act(self, desk: Desk, params: Mapping[str, Any]) -> dict[str, Any]:
-        seat = int_param(params, "seat")
-        amount = None if params.get("amount") is None else int_param(params, "amount", low=0)
-        kind = str(params.get("action") or "")
+    def _act(self, desk: Desk, request: rq.StudAction) -> dict[str, Any]:
+        seat, amount, kind = request.seat, request.amount, request.action
         record = self.hand.act(seat, kind, amount)
         self.record(desk, "decision", record, action="stud-action", seat=seat)
         if self.hand.finished:

@@ -270,3 +270,36 @@ class SseReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# -- the real shoed process (schemathesis and the hostile-input tests drive it over loopback) ----------
+
+
+@dataclass
+class RealShoed:
+    """``shoed`` as its own process on its in-process emulator (``emu://?seed=7``), tokens configured."""
+
+    url: str
+    api: Any  # tests.e2e.support.Api: every call carries the token of its role
+    proc: Any  # tests.e2e.support.Proc
+
+    def alive(self) -> bool:
+        return bool(self.proc.alive())
+
+
+@pytest.fixture(scope="module")
+def real_shoed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealShoed]:
+    from tests.e2e.conftest import write_config
+    from tests.e2e.support import Proc, Shoed, free_port
+
+    root = tmp_path_factory.mktemp("shoed")
+    port = free_port()
+    write_config(root / "shoed.toml", port)
+    procs: list[Proc] = []
+    shoed = Shoed(root, "emu://?seed=7", root / "journal.sqlite", root / "shoed.toml", http_port=port, procs=procs)
+    try:
+        shoed.start()
+        yield RealShoed(f"http://127.0.0.1:{port}", shoed.api, shoed.proc)
+    finally:
+        for proc in procs:
+            proc.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -66,15 +67,23 @@ def test_every_http_layer_error_code_has_a_documented_status() -> None:
     assert set(STATUS_CODES.values()) <= statuses
 
 
-def test_request_bodies_follow_the_fields_the_server_checks() -> None:
-    paths = build_document()["paths"]
+def test_request_bodies_are_the_schemas_of_the_types_the_server_decodes() -> None:
+    doc = build_document()
+    components = doc["components"]["schemas"]
     for route in ROUTES:
         if route.method != "POST":
             continue
-        schema = paths[route.path]["post"]["requestBody"]["content"]["application/json"]["schema"]
-        assert set(schema["properties"]) == {f.name for f in route.fields}
-        assert set(schema.get("required", [])) == {f.name for f in route.fields if f.required}
-        assert schema["additionalProperties"] is route.open_body
+        assert route.request is not None, route.path
+        schema = doc["paths"][route.path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        kinds = typing.get_args(route.request) or (route.request,)
+        refs = [s["$ref"] for s in schema["anyOf"]] if "anyOf" in schema else [schema["$ref"]]
+        assert refs == [f"#/components/schemas/{k.__name__}" for k in kinds]
+        for kind in kinds:
+            body = components[kind.__name__]
+            fields = set(kind.__struct_fields__)
+            tag = kind.__struct_config__.tag_field
+            assert set(body["properties"]) == fields | ({tag} if tag else set())
+            assert body["additionalProperties"] is False
 
 
 def test_the_served_document_is_the_built_one_and_needs_no_token(secured_client: Client) -> None:
@@ -88,3 +97,36 @@ def test_the_api_guide_names_every_route() -> None:
     guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     for route in ROUTES:
         assert f"| {route.method} | `{route.path}` |" in guide, f"docs/api.md lacks {route.method} {route.path}"
+
+
+def test_the_event_stream_is_declared_as_text_event_stream_of_events() -> None:
+    """OpenAPI 3.1: the ``schema`` of a sequential media type describes one item (one event), not a string."""
+    content = build_document()["paths"]["/v1/events"]["get"]["responses"]["200"]["content"]
+    assert set(content) == {"text/event-stream"}
+    event = content["text/event-stream"]["schema"]
+    assert event["type"] == "object" and set(event["required"]) == {"data", "event"}
+    assert event["properties"]["data"]["contentMediaType"] == "application/json"
+    assert event["properties"]["id"]["pattern"] == "^[0-9]+$"
+
+
+def test_every_integer_of_a_request_schema_has_a_range() -> None:
+    """Issue 11: "request schemas carry no ranges" ({"stacks": 0} was schema-valid but refused)."""
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "integer":
+                assert "minimum" in node and "maximum" in node, where
+            if node.get("type") == "string" and "enum" not in node:
+                assert "maxLength" in node or "pattern" in node, where
+            for key, value in node.items():
+                walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{where}[{i}]")
+
+    doc = build_document()
+    for name, schema in doc["components"]["schemas"].items():
+        if name != "Error":
+            walk(schema, name)
+    for path, ops in doc["paths"].items():
+        if "post" in ops:
+            walk(ops["post"]["requestBody"], path)

@@ -28,7 +28,7 @@ def _service(tmp_path: Path, shoe: Any) -> Any:
 def _ny_round_to(service: Any, last: str) -> None:
     from shoe.service import Role, ServiceError
 
-    seats = {"1": {"ante": 500}, "2": {"ante": 500}}
+    seats = [{"seat": 1, "ante": 500}, {"seat": 2, "ante": 500}]
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": seats}, Role.DEALER)
     for action in ("no-more-bets", "deal", "release-stub"):
         try:

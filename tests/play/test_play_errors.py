@@ -5,6 +5,7 @@ The dry run on the script's own list means no card leaves the shoe for an illega
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -127,3 +128,35 @@ def test_not_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
 def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = shoectl(capsys, "play", str(tmp_path / "nowhere.json"))
     assert (code, out) == (Exit.USAGE, "") and "cannot read script" in err
+
+
+# The typed values the HTTP edge checks (shoe/service/requests.py) are checked in scripts the same way.
+TYPED_CASES = {
+    "magic card not a card": (("table_system", "magic_card"), "Zz", ["table_system.magic_card", "card code"]),
+    "magic card a list": (("table_system", "magic_card"), ["2c"], ["table_system.magic_card", "expected `str"]),
+    "lucky seat off the table": (("table_system", "lucky_seat"), 0, ["table_system.lucky_seat", ">= 1"]),
+    "meter not whole cents": (("table_system", "meters", "meter"), 12.5, ["table_system.meters", "`int`"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TYPED_CASES))
+def test_a_mistyped_table_system_value_names_its_path(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str
+) -> None:
+    where, value, words = TYPED_CASES[case]
+    script = example("pa-mississippi-stud")
+    _set(where, value)(script)
+    code, out, err = play(capsys, tmp_path, script)
+    assert (code, out) == (Exit.RULES, ""), err
+    for word in words:
+        assert word in err, (word, err)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", '"\\ud800"'])
+def test_a_script_is_strict_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> None:
+    script = json.dumps(example("pa-mississippi-stud")).replace('"lucky_seat": 2', f'"lucky_seat": {text}')
+    path = tmp_path / "script.json"
+    path.write_text(script)
+    code, out, err = shoectl(capsys, "play", str(path))
+    assert (code, out) == (Exit.RULES, ""), err
+    assert "not JSON" in err or "surrogate" in err, err

@@ -82,7 +82,7 @@ def play_ny(
     replies = [
         service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
                                       "table": {"min_ante": 100, "max_ante": 10_000},
-                                      "seats": {str(s): {"ante": a} for s, a in seats.items()}}, D),
+                                      "seats": [{"seat": s, "ante": a} for s, a in seats.items()]}, D),
         service.submit("no-more-bets", {}, D),
         service.submit("deal", {}, D),
         service.submit("release-stub", {}, D),

@@ -10,7 +10,7 @@ from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
 from shoe.service import TableService
 from tests.service.conftest import OBS, Table, deck
 
-SEATS = {"1": {"ante": 500}, "2": {"ante": 500}, "4": {"ante": 1000}}
+SEATS = [{"seat": 1, "ante": 500}, {"seat": 2, "ante": 500}, {"seat": 4, "ante": 1000}]
 OPEN = {"game": "mississippi-stud", "jurisdiction": "NY", "seats": SEATS}
 
 

@@ -53,7 +53,7 @@ def test_unplug_pauses_then_reconnect_resumes(
 def test_unplug_during_a_deal_deals_every_stack_once(table_factory: Callable[..., Table]) -> None:
     table = table_factory(take_delay_s=0.05, timing="realistic")
     service = table.start()
-    service.submit("open-round", {**OPEN, "seats": {str(s): {"ante": 500} for s in range(1, 7)}}, D)
+    service.submit("open-round", {**OPEN, "seats": [{"seat": s, "ante": 500} for s in range(1, 7)]}, D)
     service.submit("no-more-bets", {}, D)
 
     def cable() -> None:

@@ -53,7 +53,7 @@ def test_out_of_order_is_refused_with_the_rule_and_nothing_journaled(table_facto
     table = table_factory(*NY_DECK)
     service = table.start()
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "seats": {"1": {"ante": 500}, "2": {"ante": 500}}}, D)  # fmt: skip
+                                  "seats": [{"seat": 1, "ante": 500}, {"seat": 2, "ante": 500}]}, D)  # fmt: skip
     before = len(table.entries())
     with pytest.raises(ServiceError) as refused:
         service.submit("deal", {}, D)
@@ -73,8 +73,9 @@ def test_out_of_order_is_refused_with_the_rule_and_nothing_journaled(table_facto
         service.submit("reveal", {"index": 1}, D)
     assert refused.value.code == "out-of-order" and refused.value.rule == "NY 5324.38(e)(2)"
     with pytest.raises(ServiceError) as refused:
-        service.submit("decide", {"seat": 1, "multiple": 4}, D)
-    assert (refused.value.code, refused.value.http_status) == ("illegal-wager", 400)
+        service.submit("decide", {"seat": 1, "multiple": 4}, D)  # refused at the edge: 0..3 (NY 5324.38(e))
+    assert (refused.value.code, refused.value.http_status) == ("bad-request", 400)
+    assert "$.multiple" in refused.value.message
     assert len(table.entries()) == before
     assert table.shoe.stats.cards_moved == 4
 
@@ -96,17 +97,21 @@ def test_roles_technician_and_missing_round(table_factory: Any) -> None:
     table.shoe.load(deck())
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NJ",
                                   "seats": [{"seat": 2, "ante": 300}]}, D)  # fmt: skip
-    for action, role, code, status in (
-        ("deal", OBS, "forbidden", 403),
-        ("no-more-bets", T, "forbidden", 403),
-        ("progressive-inputs", D, "forbidden", 403),
-        ("maintenance-dispense", T, "round-live", 409),
-        ("verify-journal", T, "round-live", 409),
-        ("open-round", D, "round-live", 409),
-        ("stud-action", D, "wrong-game", 409),
+    # Each action gets parameters of its own type: the typed edge refuses another action's (400) before
+    # the state is looked at, over HTTP and in process alike.
+    opening = {"game": "mississippi-stud", "jurisdiction": "NJ", "seats": [{"seat": 2, "ante": 300}]}
+    for action, params, role, code, status in (
+        ("deal", {}, OBS, "forbidden", 403),
+        ("no-more-bets", {}, T, "forbidden", 403),
+        ("progressive-inputs", {}, D, "forbidden", 403),
+        ("maintenance-dispense", {"stacks": 1, "size": 1}, T, "round-live", 409),
+        ("verify-journal", {}, T, "round-live", 409),
+        ("open-round", opening, D, "round-live", 409),
+        ("stud-action", {"seat": 2, "action": "check"}, D, "wrong-game", 409),
+        ("deal", {"stacks": 1, "size": 1}, D, "bad-request", 400),
     ):
         with pytest.raises(ServiceError) as err:
-            service.submit(action, {"stacks": 1, "size": 1}, role)
+            service.submit(action, params, role)
         assert (err.value.code, err.value.http_status) == (code, status), action
     technician = [e.data for e in table.entries(kinds=("technician",))]
     assert [t["action"] for t in technician] == [*["maintenance-dispense"] * 2, "verify-journal", "clear-fault"]
@@ -117,7 +122,7 @@ def test_void_returns_every_wager_and_the_shoe_must_be_reloaded(table_factory: A
     table = table_factory()
     service = table.start()
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "seats": {"1": {"ante": 500}, "4": {"ante": 700}}}, D)  # fmt: skip
+                                  "seats": [{"seat": 1, "ante": 500}, {"seat": 4, "ante": 700}]}, D)  # fmt: skip
     service.submit("no-more-bets", {}, D)
     service.submit("deal", {}, D)
     reply = service.submit("void", {"cause": "community-card-exposed"}, D)
@@ -126,12 +131,13 @@ def test_void_returns_every_wager_and_the_shoe_must_be_reloaded(table_factory: A
     assert closed["outcome"] == "void" and closed["returned"] == 1200 and closed["cause"] == "community-card-exposed"
     with pytest.raises(ServiceError) as err:
         service.submit(
-            "open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": {"1": {"ante": 500}}}, D
+            "open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": [{"seat": 1, "ante": 500}]}, D
         )
     assert err.value.code == "deck-not-ready"
     assert service.submit("release-stub", {}, D)["count"] == 48
     table.shoe.load(deck())
-    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": {"1": {"ante": 500}}}, D)
+    one = [{"seat": 1, "ante": 500}]
+    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": one}, D)
 
 
 @pytest.mark.parametrize(
@@ -141,7 +147,7 @@ def test_an_irregular_stack_is_a_misdeal(table_factory: Any, config: dict[str, A
     table = table_factory(**config)
     service = table.start()
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "seats": {"1": {"ante": 500}, "2": {"ante": 500}}}, D)  # fmt: skip
+                                  "seats": [{"seat": 1, "ante": 500}, {"seat": 2, "ante": 500}]}, D)  # fmt: skip
     service.submit("no-more-bets", {}, D)
     reply = service.submit("deal", {}, D)
     assert reply["state"] == "misdeal" and len(reply["stacks"]) == 2
@@ -161,8 +167,9 @@ def test_pa_round_with_side_wagers(table_factory: Any) -> None:
             "envy": {"royal_flush": 50_000, "straight_flush": 10_000}}  # fmt: skip
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "PA",
                                   "table": {"min_ante": 100, "max_ante": 10_000, "side": side},
-                                  "seats": {"1": {"ante": 500, "side": {"progressive": 100, "three-card-bonus": 500}},
-                                            "2": {"ante": 500, "side": {"progressive": 100}}}}, D)  # fmt: skip
+                                  "seats": [
+                                      {"seat": 1, "ante": 500, "side": {"progressive": 100, "three-card-bonus": 500}},
+                                      {"seat": 2, "ante": 500, "side": {"progressive": 100}}]}, D)  # fmt: skip
     service.submit("no-more-bets", {}, D)
     with pytest.raises(ServiceError) as err:
         service.submit("deal", {}, D)
@@ -260,11 +267,12 @@ def test_stud_settle_returns_the_awards_once_the_pot_is_awarded(table_factory: A
 
 def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
     service = table_factory().start()
+    pa = {"game": "mississippi-stud", "jurisdiction": "PA", "seats": [{"seat": 1, "ante": 500}]}
     with pytest.raises(ServiceError) as err:
-        service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "PA", "seats": {"1": {"ante": 500}},
-                                      "table": {"side": {"offered": ["envy", "progressive"]}}}, D)  # fmt: skip
+        service.submit("open-round", {**pa, "table": {"side": {"offered": ["envy", "progressive"]}}}, D)
     assert (err.value.code, err.value.http_status) == ("configuration-required", 400)
     with pytest.raises(ServiceError) as err:
-        service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "XX", "seats": {"1": {"ante": 5}}}, D)
-    assert (err.value.code, err.value.http_status) == ("unknown-profile", 400)
+        service.submit("open-round", {**pa, "jurisdiction": "XX", "seats": [{"seat": 1, "ante": 5}]}, D)
+    assert (err.value.code, err.value.http_status) == ("bad-request", 400)  # the profiles are the edge's values
+    assert "$.jurisdiction" in err.value.message
     assert service.round_view(OBS) is None

@@ -58,7 +58,7 @@ def test_mississippi_round_never_shows_a_card_early(table_factory: Callable[...,
         service = table.start()
         rec = Recorder(service)
         rec.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "seats": {str(s): {"ante": 500} for s in NY}})  # fmt: skip
+                                  "seats": [{"seat": s, "ante": 500} for s in NY]})  # fmt: skip
         for action in ("no-more-bets", "deal", "release-stub"):
             rec.submit(action, {})
         public_from: dict[str, int] = {}
