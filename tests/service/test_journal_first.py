@@ -32,21 +32,21 @@ from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.journal import Entry, Journal, JournalDataError, JournalError
 from shoe.service import Role, ServiceError, TableService
-from shoe.service.actions import ROLES
+from shoe.service.registry import ACTIONS
 from shoe.service.core import GAMES
 from shoe.service.recovery import scan_journal
 from shoe.service.rounds import rebuild
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets
 
-SERVICE_ACTIONS: tuple[str, ...] = tuple(ROLES)
-"""Every action the service has: re-point this at the action registry when it replaces ``ROLES``."""
+SERVICE_ACTIONS: tuple[str, ...] = tuple(a.name for a in ACTIONS)
+"""Every action the service has, from the one registry of actions."""
 
 NY = {"game": "mississippi-stud", "jurisdiction": "NY", "table": {"min_ante": 100, "max_ante": 10_000},
-      "seats": {"1": {"ante": 500}, "3": {"ante": 1000}}}  # fmt: skip
+      "seats": [{"seat": 1, "ante": 500}, {"seat": 3, "ante": 1000}]}  # fmt: skip
 PA_SIDE = {"offered": ["progressive"], "progressive_table": "B"}
 PA = {"game": "mississippi-stud", "jurisdiction": "PA",
       "table": {"min_ante": 100, "max_ante": 10_000, "side": PA_SIDE},
-      "seats": {"1": {"ante": 500, "side": {"progressive": 100}}, "2": {"ante": 500}}}  # fmt: skip
+      "seats": [{"seat": 1, "ante": 500, "side": {"progressive": 100}}, {"seat": 2, "ante": 500}]}  # fmt: skip
 STUD_TABLE = {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}
 
 

@@ -49,8 +49,8 @@ def elsewhere(page_html: str, port: int = 0) -> Iterator[int]:
 
 def refused_posts(table: Table) -> int:
     text = table.client.call("GET", "/metrics").text
-    found = [line for line in text.splitlines() if line.startswith('shoe_api_requests_total{method="POST",code="403"}')]
-    return int(found[0].split()[-1]) if found else 0
+    found = [line for line in text.splitlines() if line.startswith('shoe_api_requests_total{code="403",method="POST"}')]
+    return int(float(found[0].split()[-1])) if found else 0
 
 
 def before_and_after(table: Table) -> tuple[str, int]:
