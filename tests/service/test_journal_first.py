@@ -32,9 +32,9 @@ from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.journal import Entry, Journal, JournalDataError, JournalError
 from shoe.service import Role, ServiceError, TableService
-from shoe.service.registry import ACTIONS
 from shoe.service.core import GAMES
 from shoe.service.recovery import scan_journal
+from shoe.service.registry import ACTIONS
 from shoe.service.rounds import rebuild
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets
 
