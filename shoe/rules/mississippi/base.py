@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from shoe.cards import Card, CardError
-from shoe.rules.errors import IllegalAction, RoundPaused, RuleViolation, UnknownSeat
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.flow import Flow
 from shoe.rules.mississippi.ledger import Ledger, SeatLedger
 from shoe.rules.mississippi.records import MisdealRecord, Record
@@ -72,19 +72,23 @@ class RoundBase:
     def _check_step(self, trigger: str, action: str, rule: str) -> None:
         """Refuse ``action`` unless the table allows ``trigger`` now (paused: :class:`RoundPaused`)."""
         if self.state is RoundState.PAUSED and trigger not in ("resume", "misdeal"):
-            raise RoundPaused(f"{action} refused: the round is paused; resume or declare a misdeal", rule=rule)
+            raise RuleViolation(
+                f"{action} refused: the round is paused; resume or declare a misdeal", rule=rule, code="paused"
+            )
         if not self._flow.allows(trigger):
-            raise IllegalAction(f"{action} refused in state {self.state.value}", rule=rule)
+            raise RuleViolation(f"{action} refused in state {self.state.value}", rule=rule, code="invalid-in-state")
 
     def _seat(self, seat: int, rule: str, action: str) -> SeatLedger:
         """The ledger of a seat that placed a wager; :class:`UnknownSeat` otherwise."""
         if type(seat) is not int or not 1 <= seat <= self.profile.max_seats:
-            raise UnknownSeat(
-                f"{action} refused: no seat {seat!r} (seats 1 to {self.profile.max_seats})", rule=self.rules.seats
+            raise RuleViolation(
+                f"{action} refused: no seat {seat!r} (seats 1 to {self.profile.max_seats})",
+                rule=self.rules.seats,
+                code="unknown-seat",
             )
         entry = self._book.seats.get(seat)
         if entry is None:
-            raise UnknownSeat(f"{action} refused: seat {seat} placed no wager", rule=rule)
+            raise RuleViolation(f"{action} refused: seat {seat} placed no wager", rule=rule, code="unknown-seat")
         return entry
 
     @staticmethod

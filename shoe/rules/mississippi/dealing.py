@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shoe.cards import Card
-from shoe.rules.errors import IllegalAction, OutOfOrder
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.base import CardInput, RoundBase
 from shoe.rules.mississippi.records import CommunityDealtRecord, MisdealRecord, StackRecord, StubRecord
 from shoe.rules.mississippi.states import RoundState
@@ -68,7 +68,9 @@ class DealingActions(RoundBase):
         expected = self.next_stack_seat
         if seat != expected:
             done = " (it already has its stack)" if entry.dealt else ""
-            raise OutOfOrder(f"stack for seat {seat} refused{done}: seat {expected} is next", rule=rule)
+            raise RuleViolation(
+                f"stack for seat {seat} refused{done}: seat {expected} is next", rule=rule, code="out-of-order"
+            )
 
     def can_deal_stack(self, seat: int, cards: Sequence[CardInput]) -> bool:
         return self._can(self.verify_deal_stack, seat, cards)
@@ -95,9 +97,11 @@ class DealingActions(RoundBase):
         self._check_step("release_stub", "stub release", rule)
         waiting = self.next_stack_seat
         if waiting is not None:
-            raise OutOfOrder(f"stub release refused: seat {waiting} has no stack yet", rule=rule)
+            raise RuleViolation(
+                f"stub release refused: seat {waiting} has no stack yet", rule=rule, code="out-of-order"
+            )
         if type(count) is not int or count < 0:
-            raise IllegalAction(f"stub count {count!r} is not a card count", rule=rule, code="bad-input")
+            raise RuleViolation(f"stub count {count!r} is not a card count", rule=rule, code="bad-input")
 
     def can_release_stub(self, count: int) -> bool:
         return self._can(self.verify_release_stub, count)
@@ -119,12 +123,14 @@ class DealingActions(RoundBase):
         self._check_step("deal_community", "community deal", rule)
         waiting = self.next_stack_seat
         if waiting is not None:
-            raise OutOfOrder(f"community deal refused: seat {waiting} has no stack yet", rule=rule)
+            raise RuleViolation(
+                f"community deal refused: seat {waiting} has no stack yet", rule=rule, code="out-of-order"
+            )
         from_shoe = self.profile.community_source is CommunitySource.SHOE
         if from_shoe and cards is None:
-            raise IllegalAction("the shoe's community stack must come with its cards", rule=rule, code="bad-input")
+            raise RuleViolation("the shoe's community stack must come with its cards", rule=rule, code="bad-input")
         if not from_shoe and cards is not None:
-            raise IllegalAction(
+            raise RuleViolation(
                 "community cards dealt from the stub are identified at their reveal, not now",
                 rule=rule,
                 code="bad-input",

@@ -14,7 +14,7 @@ from typing import Any
 
 from transitions import Machine, MachineError
 
-from shoe.rules.errors import IllegalAction
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.states import Edge, RoundState, triggers
 
 __all__ = ["Flow"]
@@ -89,7 +89,7 @@ class Flow:
         try:
             self._model.trigger(trigger, *args)
         except MachineError as exc:
-            raise IllegalAction(
+            raise RuleViolation(
                 f"{trigger.replace('_', ' ')} refused in state {before.value}: {exc.value}",
                 rule=rule,
                 code="invalid-in-state",

@@ -8,7 +8,7 @@ the round can no longer be voided.
 
 from __future__ import annotations
 
-from shoe.rules.errors import IllegalAction
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.base import RoundBase
 from shoe.rules.mississippi.records import MisdealRecord, PauseRecord, ResumeRecord
 from shoe.rules.mississippi.states import RoundState
@@ -22,9 +22,9 @@ class InterruptActions(RoundBase):
         rule = self.rules.irregularity
         self._check_step("misdeal", "misdeal", rule)
         if not isinstance(cause, Irregularity):
-            raise IllegalAction(f"misdeal cause {cause!r} is not an Irregularity", rule=rule, code="bad-input")
+            raise RuleViolation(f"misdeal cause {cause!r} is not an Irregularity", rule=rule, code="bad-input")
         if any(s.settlement is not None for s in self._book.seats.values()):
-            raise IllegalAction("misdeal refused: settlement has begun", rule=rule)
+            raise RuleViolation("misdeal refused: settlement has begun", rule=rule, code="invalid-in-state")
 
     def can_declare_misdeal(self, cause: Irregularity, detail: str = "") -> bool:
         return self._can(self.verify_declare_misdeal, cause, detail)
@@ -50,7 +50,9 @@ class InterruptActions(RoundBase):
     def verify_resume(self) -> None:
         rule = self.rules.irregularity
         if self.state is not RoundState.PAUSED:
-            raise IllegalAction(f"resume refused: the round is not paused ({self.state.value})", rule=rule)
+            raise RuleViolation(
+                f"resume refused: the round is not paused ({self.state.value})", rule=rule, code="invalid-in-state"
+            )
 
     def can_resume(self) -> bool:
         return self._can(self.verify_resume)

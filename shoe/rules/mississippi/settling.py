@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from shoe.cards import Card, CardError
 from shoe.hands import HandValue, evaluate5
-from shoe.rules.errors import IllegalAction, UnknownSeat
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.base import RoundBase
 from shoe.rules.mississippi.ledger import SeatLedger
 from shoe.rules.mississippi.records import Outcome, SeatSettlement, SideResult, TableSystemRecord
@@ -51,7 +51,7 @@ class SettlingActions(RoundBase):
         self._check_step("settle", "settlement", rule)
         five = any(SideBet.FIVE_CARD_HAND_BONUS in s.side for s in self._book.pending_seats())
         if five and (self._book.magic_card is None or self._book.lucky_seat is None):
-            raise IllegalAction(
+            raise RuleViolation(
                 "settlement refused: the Five Card Hand Bonus needs the system's Magic Card and Lucky seat "
                 "(record_table_system)",
                 rule=self.rules.five_card_hand_bonus,
@@ -143,24 +143,28 @@ class SettlingActions(RoundBase):
     ) -> None:
         rule = self.rules.progressive or self.profile.regulation
         if self.state in TERMINAL:
-            raise IllegalAction(f"table system input refused: the round is {self.state.value}", rule=rule)
+            raise RuleViolation(
+                f"table system input refused: the round is {self.state.value}", rule=rule, code="invalid-in-state"
+            )
         if not self.table.offered:
-            raise IllegalAction(
+            raise RuleViolation(
                 "table system input refused: no side wager is offered at this table", rule=rule, code="not-applicable"
             )
         settled = any(s.settlement is not None for s in self._book.seats.values())
         if settled and (magic_card is not None or lucky_seat is not None):
-            raise IllegalAction("the Magic Card and Lucky seat are fixed once settlement has begun", rule=rule)
+            raise RuleViolation(
+                "the Magic Card and Lucky seat are fixed once settlement has begun", rule=rule, code="invalid-in-state"
+            )
         if lucky_seat is not None and (type(lucky_seat) is not int or not 1 <= lucky_seat <= self.profile.max_seats):
-            raise UnknownSeat(f"lucky seat {lucky_seat!r} is not a seat", rule=self.rules.seats)
+            raise RuleViolation(f"lucky seat {lucky_seat!r} is not a seat", rule=self.rules.seats, code="unknown-seat")
         if isinstance(magic_card, str):
             try:
                 Card.parse(magic_card)
             except CardError as exc:
-                raise IllegalAction(f"magic card: {exc}", rule=rule, code="bad-input") from None
+                raise RuleViolation(f"magic card: {exc}", rule=rule, code="bad-input") from None
         for name, value in (meters or {}).items():
             if type(value) is not int or value < 0:
-                raise IllegalAction(f"meter {name!r} reading {value!r} is not whole cents", rule=rule, code="bad-input")
+                raise RuleViolation(f"meter {name!r} reading {value!r} is not whole cents", rule=rule, code="bad-input")
 
     def can_record_table_system(
         self,

@@ -11,7 +11,7 @@ sharing hand information before the last reveal forfeits all of that player's wa
 
 from __future__ import annotations
 
-from shoe.rules.errors import IllegalAction, IllegalWager, OutOfOrder
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.base import CardInput, RoundBase
 from shoe.rules.mississippi.ledger import HAND_KEEPING_BETS
 from shoe.rules.mississippi.records import DecisionRecord, ForfeitRecord, MisdealRecord, RevealRecord
@@ -57,19 +57,22 @@ class StreetActions(RoundBase):
                 if entry.forfeited
                 else f"folded on {STREET_NAMES[(entry.folded_on or 3) - 3]} street"
             )
-            raise IllegalAction(f"{action} refused: seat {seat} {why}", rule=rule, code="not-live")
+            raise RuleViolation(f"{action} refused: seat {seat} {why}", rule=rule, code="not-live")
         expected = self.next_to_decide
         if expected is None:
-            raise OutOfOrder(
+            raise RuleViolation(
                 f"{action} refused: {STREET_NAMES[street]} street decisions are complete; "
                 f"reveal community card {street + 1} next",
                 rule=self.rules.reveals[street],
+                code="out-of-order",
             )
         if seat != expected:
-            raise OutOfOrder(f"{action} refused: seat {expected} is next", rule=rule)
+            raise RuleViolation(f"{action} refused: seat {expected} is next", rule=rule, code="out-of-order")
         if type(multiple) is not int or (multiple != 0 and multiple not in self.profile.bet_multiples):
-            raise IllegalWager(
-                f"{action} refused: a bet is 1, 2 or 3 times the ante (or 0 to fold), not {multiple!r}", rule=rule
+            raise RuleViolation(
+                f"{action} refused: a bet is 1, 2 or 3 times the ante (or 0 to fold), not {multiple!r}",
+                rule=rule,
+                code="illegal-wager",
             )
 
     def can_decide(self, seat: int, multiple: int) -> bool:
@@ -109,13 +112,18 @@ class StreetActions(RoundBase):
         self._check_step("reveal", f"reveal of community card {index!r}", rule)
         expected = len(self._book.revealed)
         if index != expected:
-            raise OutOfOrder(f"reveal of community card index {index!r} refused: index {expected} is next", rule=rule)
+            raise RuleViolation(
+                f"reveal of community card index {index!r} refused: index {expected} is next",
+                rule=rule,
+                code="out-of-order",
+            )
         waiting = self.next_to_decide
         if waiting is not None:
-            raise OutOfOrder(
+            raise RuleViolation(
                 f"reveal of community card index {index} refused: seat {waiting} has not decided on "
                 f"{STREET_NAMES[street]} street",
                 rule=rule,
+                code="out-of-order",
             )
 
     def can_reveal(self, index: int, card: CardInput = None) -> bool:
@@ -148,7 +156,7 @@ class StreetActions(RoundBase):
         rule = self.rules.information_sharing or self.profile.regulation
         action = f"forfeiture at seat {seat}"
         if not self.profile.information_sharing_forfeits:
-            raise IllegalAction(
+            raise RuleViolation(
                 f"{action} refused: {self.profile.jurisdiction} has no information-sharing forfeiture",
                 rule=rule,
                 code="not-applicable",
@@ -156,9 +164,9 @@ class StreetActions(RoundBase):
         self._check_step("forfeit", action, rule)
         entry = self._seat(seat, rule, action)
         if not entry.dealt:
-            raise IllegalAction(f"{action} refused: seat {seat} has no cards yet", rule=rule, code="not-live")
+            raise RuleViolation(f"{action} refused: seat {seat} has no cards yet", rule=rule, code="not-live")
         if entry.forfeited or not entry.pending:
-            raise IllegalAction(f"{action} refused: seat {seat} has nothing left at stake", rule=rule, code="not-live")
+            raise RuleViolation(f"{action} refused: seat {seat} has nothing left at stake", rule=rule, code="not-live")
 
     def can_forfeit_information_sharing(self, seat: int) -> bool:
         return self._can(self.verify_forfeit_information_sharing, seat)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shoe.rules.errors import IllegalAction, IllegalWager, RuleViolation, UnknownSeat
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.base import RoundBase
 from shoe.rules.mississippi.ledger import SeatLedger
 from shoe.rules.mississippi.records import ChipCountRecord, NoMoreBetsRecord, ProgressiveLockRecord, WagerRecord
@@ -32,23 +32,30 @@ class WageringActions(RoundBase):
             try:
                 bet = key if isinstance(key, SideBet) else SideBet(key)
             except ValueError:
-                raise IllegalWager(f"unknown side wager {key!r}", rule=rule) from None
+                raise RuleViolation(f"unknown side wager {key!r}", rule=rule, code="illegal-wager") from None
             if bet is SideBet.ENVY:
-                raise IllegalWager("the Envy Bonus is not a wager: it rides on the Progressive wager", rule=rule)
+                raise RuleViolation(
+                    "the Envy Bonus is not a wager: it rides on the Progressive wager", rule=rule, code="illegal-wager"
+                )
             if bet not in self.table.offered or self.table.side is None:
                 offered = ", ".join(sorted(b.value for b in self.table.offered)) or "none"
-                raise IllegalWager(f"side wager {bet.value} is not offered here (offered: {offered})", rule=rule)
+                raise RuleViolation(
+                    f"side wager {bet.value} is not offered here (offered: {offered})", rule=rule, code="illegal-wager"
+                )
             limits = self.table.side
             if type(amount) is not int:
-                raise IllegalWager(f"{bet.value} wager {amount!r} is not whole cents", rule=rule)
+                raise RuleViolation(f"{bet.value} wager {amount!r} is not whole cents", rule=rule, code="illegal-wager")
             if bet is SideBet.PROGRESSIVE and amount != limits.progressive_wager:
-                raise IllegalWager(
+                raise RuleViolation(
                     f"a progressive wager is {limits.progressive_wager} cents, not {amount}",
                     rule=self.rules.progressive,
+                    code="illegal-wager",
                 )
             if bet is not SideBet.PROGRESSIVE and not limits.bonus_min <= amount <= limits.bonus_max:
-                raise IllegalWager(
-                    f"{bet.value} wager {amount} outside {limits.bonus_min}..{limits.bonus_max} cents", rule=rule
+                raise RuleViolation(
+                    f"{bet.value} wager {amount} outside {limits.bonus_min}..{limits.bonus_max} cents",
+                    rule=rule,
+                    code="illegal-wager",
                 )
             bets[bet] = amount
         return bets
@@ -57,12 +64,15 @@ class WageringActions(RoundBase):
         """Refuse a wager after "no more bets", off the table, or outside the limits."""
         self._check_step("wager", f"wager at seat {seat}", self.rules.no_more_bets)
         if type(seat) is not int or not 1 <= seat <= self.profile.max_seats:
-            raise UnknownSeat(f"no seat {seat!r} (seats 1 to {self.profile.max_seats})", rule=self.rules.seats)
+            raise RuleViolation(
+                f"no seat {seat!r} (seats 1 to {self.profile.max_seats})", rule=self.rules.seats, code="unknown-seat"
+            )
         if type(ante) is not int or not self.table.min_ante <= ante <= self.table.max_ante:
-            raise IllegalWager(
+            raise RuleViolation(
                 f"ante {ante!r} at seat {seat} refused: the table takes "
                 f"{self.table.min_ante} to {self.table.max_ante} cents",
                 rule=self.rules.wagers,
+                code="illegal-wager",
             )
         self._side_bets(side)
 
@@ -82,7 +92,7 @@ class WageringActions(RoundBase):
     def verify_no_more_bets(self) -> None:
         self._check_step("no_more_bets", "no more bets", self.rules.no_more_bets)
         if not self._book.seats:
-            raise IllegalAction(
+            raise RuleViolation(
                 "no more bets refused: no seat has placed an ante", rule=self.rules.wagers, code="no-wagers"
             )
 
@@ -105,7 +115,7 @@ class WageringActions(RoundBase):
     def verify_lock_progressive(self) -> None:
         rule = self.rules.progressive_lock or self.profile.regulation
         if not self.table.progressive_lockout:
-            raise IllegalAction(
+            raise RuleViolation(
                 "lock progressive refused: no progressive lock-out at this table (no Progressive wager offered)",
                 rule=rule,
                 code="not-applicable",

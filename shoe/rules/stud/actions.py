@@ -1,7 +1,7 @@
 """The betting-action triplets of ``StudHand``: ``verify_<action>``, ``can_<action>``, ``<action>``.
 
 Every action exists three ways (the pokerkit pattern): ``verify_x`` raises
-:class:`~shoe.rules.stud.errors.StudRuleViolation` with the reason and the rule, ``can_x`` answers
+:class:`~shoe.rules.stud.errors.RuleViolation` with the reason and the rule, ``can_x`` answers
 True/False, and ``x`` does it and returns a frozen :class:`~shoe.rules.stud.records.BettingAction`.
 ``amount``, when given, is checked against the fixed-limit amount (the chips the seat puts in with
 this action); leave it out to let the machine fill it in.  A refused action changes nothing.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.betting import LegalAction
-from shoe.rules.stud.errors import StudRuleViolation
 from shoe.rules.stud.records import ActionKind, BettingAction
 
 __all__ = ["BettingTriplets"]
@@ -35,7 +35,7 @@ class BettingTriplets(ABC):
         """Whether :meth:`act` would accept the action now."""
         try:
             self.verify_act(seat, action, amount)
-        except StudRuleViolation:
+        except RuleViolation:
             return False
         return True
 

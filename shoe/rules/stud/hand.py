@@ -3,7 +3,7 @@
 The caller (the service that owns the shoe link) feeds every card the shoe reads with :meth:`deal` and
 every player decision with the betting triplets (``actions.py``).  The hand says what it expects next
 (:attr:`next_card`, :attr:`to_act`, :meth:`legal_actions`) and refuses anything else with a
-:class:`StudRuleViolation` that names the rule; a refused call changes nothing, because every call is
+:class:`RuleViolation` that names the rule; a refused call changes nothing, because every call is
 verified completely before anything is changed.  Pure: no I/O, no threads, no clocks.
 
 The stub: the caller says how many cards the shoe holds when the hand starts (``stub_size``, 52 for a
@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shoe.cards import Card
+from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.betting import BettingRound, LegalAction
 from shoe.rules.stud.config import StudTableConfig
 from shoe.rules.stud.dealing import DealStep, Target, bring_in_seat, first_to_act, street_plan
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.queries import HandQueries
 from shoe.rules.stud.records import (
     ActionKind,
@@ -48,23 +49,23 @@ class StudHand(HandQueries):
         step = self.next_card
         rule = cite(PHASE_RULE[self.phase])
         if step is None:
-            raise StudRuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
+            raise RuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
         if step.target is Target.RESHUFFLE:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 "the burn cards must be reshuffled before the next card", rule=cite("h"), code="out-of-order"
             )
         if target is not None and target != (step.seat if step.target is Target.SEAT else step.target.value):
-            raise StudRuleViolation(f"the next card is for {step}, not {target!r}", rule=rule, code="wrong-target")
+            raise RuleViolation(f"the next card is for {step}, not {target!r}", rule=rule, code="wrong-target")
         if not isinstance(card, Card):
-            raise StudRuleViolation(f"{card!r} is not a card", rule=rule, code="unknown-card")
+            raise RuleViolation(f"{card!r} is not a card", rule=rule, code="unknown-card")
         if card not in self._known_in_stub and (card in self._seen or not self._unknown_in_stub):
-            raise StudRuleViolation(f"{card.code} is not in the stub (already dealt)", rule=rule, code="unknown-card")
+            raise RuleViolation(f"{card.code} is not in the stub (already dealt)", rule=rule, code="unknown-card")
         return step
 
     def can_deal(self, card: Card, target: int | str | None = None) -> bool:
         try:
             self.verify_deal(card, target)
-        except StudRuleViolation:
+        except RuleViolation:
             return False
         return True
 
@@ -94,13 +95,13 @@ class StudHand(HandQueries):
         """(h) Raise unless the plan calls for the burn reshuffle now; else the new stub size."""
         step = self.next_card
         if step is None or step.target is not Target.RESHUFFLE:
-            raise StudRuleViolation(f"no burn reshuffle is due (next: {step})", rule=cite("h"), code="out-of-order")
+            raise RuleViolation(f"no burn reshuffle is due (next: {step})", rule=cite("h"), code="out-of-order")
         return len(self._burns) + self._unknown_in_stub
 
     def can_reshuffle_burns(self) -> bool:
         try:
             self.verify_reshuffle_burns()
-        except StudRuleViolation:
+        except RuleViolation:
             return False
         return True
 
@@ -140,9 +141,9 @@ class StudHand(HandQueries):
         try:
             kind = ActionKind.parse(action)
         except ValueError as exc:
-            raise StudRuleViolation(str(exc), rule=cite(""), code="unknown-action") from None
+            raise RuleViolation(str(exc), rule=cite(""), code="unknown-action") from None
         if self._round is None or not self.legal_actions():
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"no betting action is due in phase {self.phase.value!r}",
                 rule=cite(PHASE_RULE[self.phase]),
                 code="out-of-order",
@@ -198,7 +199,5 @@ class StudHand(HandQueries):
             elif not isinstance(record, AntePosted | PotAwarded):  # pragma: no cover - Record is closed
                 raise TypeError(f"not a record: {record!r}")
         if hand.records != tuple(expected):
-            raise StudRuleViolation(
-                "the replayed hand does not reproduce its records", rule=cite(""), code="out-of-order"
-            )
+            raise RuleViolation("the replayed hand does not reproduce its records", rule=cite(""), code="out-of-order")
         return hand

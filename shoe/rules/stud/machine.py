@@ -4,7 +4,7 @@
 model declares its triggers (``model_override=True``, so the library binds only what is declared and
 never shadows anything else), events are ``queued=True``, there are no automatic ``to_<state>``
 transitions, and an invalid trigger raises; ``MachineError`` is turned into
-:class:`StudRuleViolation` naming the rule of the phase the hand is in.
+:class:`RuleViolation` naming the rule of the phase the hand is in.
 
 The machine holds only the phase.  The hand (``hand.py``) verifies an action completely before it
 fires a trigger, so a refused action never reaches this module.
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from transitions import Machine, MachineError
 
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.errors import RuleViolation
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.states import PHASE_RULE, TERMINAL_PHASES, TRANSITIONS, Phase
 
 __all__ = ["PhaseMachine", "mermaid"]
@@ -88,12 +89,12 @@ class PhaseMachine:
     def fire(self, trigger: str) -> Phase:
         """Fire ``trigger`` and return the new phase; refuse a trigger the table does not allow."""
         if trigger not in TRIGGERS:
-            raise StudRuleViolation(f"unknown trigger {trigger!r}", rule=cite(""), code="invalid-transition")
+            raise RuleViolation(f"unknown trigger {trigger!r}", rule=cite(""), code="invalid-transition")
         try:
             getattr(self._model, trigger)()
         except MachineError as exc:
             phase = self._model.state
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"{trigger!r} is not allowed in phase {phase.value!r}: {exc.value}",
                 rule=cite(PHASE_RULE[phase]),
                 code="invalid-transition",

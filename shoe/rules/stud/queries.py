@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping
 
 from shoe.cards import Card
 from shoe.hands import Category, HandValue, best_hand
+from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.actions import BettingTriplets
 from shoe.rules.stud.betting import BettingRound, LegalAction, default_action
 from shoe.rules.stud.config import StudTableConfig
 from shoe.rules.stud.dealing import DealStep, third_street_plan
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.machine import PhaseMachine
 from shoe.rules.stud.records import AntePosted, Record
 from shoe.rules.stud.showdown import Settlement
@@ -28,15 +29,15 @@ __all__ = ["HandQueries"]
 def _check_seats(seats: Iterable[int], config: StudTableConfig) -> tuple[int, ...]:
     order = tuple(sorted(seats))
     if len(order) > config.max_seats:
-        raise StudRuleViolation(
+        raise RuleViolation(
             f"{len(order)} players: a table takes at most {config.max_seats}", rule=cite("b"), code="too-many-players"
         )
     if any(type(s) is not int or not 1 <= s <= config.max_seats for s in order) or len(set(order)) != len(order):
-        raise StudRuleViolation(
+        raise RuleViolation(
             f"seats {order} must be distinct ints 1..{config.max_seats}", rule=cite("b"), code="bad-seats"
         )
     if len(order) < 2:
-        raise StudRuleViolation("a hand needs at least two players", rule=cite("b"), code="bad-seats")
+        raise RuleViolation("a hand needs at least two players", rule=cite("b"), code="bad-seats")
     return order
 
 
@@ -49,7 +50,7 @@ class HandQueries(BettingTriplets):
         self.stub_size = stub_size
         need = 6 * len(self.seats) + 3  # 3rd street, then a burn and a card per player on 4th-6th
         if type(stub_size) is not int or not need <= stub_size <= 52:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"a stub of {stub_size!r} cards cannot reach 7th street with "
                 f"{len(self.seats)} players (need {need}..52)",
                 rule=cite("h"),
