@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shoe.cards import Card
+from shoe.rules.actions import can
 from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.betting import BettingRound, LegalAction
 from shoe.rules.stud.config import StudTableConfig
@@ -62,12 +63,7 @@ class StudHand(HandQueries):
             raise RuleViolation(f"{card.code} is not in the stub (already dealt)", rule=rule, code="unknown-card")
         return step
 
-    def can_deal(self, card: Card, target: int | str | None = None) -> bool:
-        try:
-            self.verify_deal(card, target)
-        except RuleViolation:
-            return False
-        return True
+    can_deal = can(verify_deal)
 
     def deal(self, card: Card, target: int | str | None = None) -> CardDealt:
         """Place the card the shoe just read where the plan says; start betting after the last one."""
@@ -98,12 +94,7 @@ class StudHand(HandQueries):
             raise RuleViolation(f"no burn reshuffle is due (next: {step})", rule=cite("h"), code="out-of-order")
         return len(self._burns) + self._unknown_in_stub
 
-    def can_reshuffle_burns(self) -> bool:
-        try:
-            self.verify_reshuffle_burns()
-        except RuleViolation:
-            return False
-        return True
+    can_reshuffle_burns = can(verify_reshuffle_burns)
 
     def reshuffle_burns(self) -> BurnsReshuffled:
         """(h) The dealer shuffled the burn cards with what was left of the stub into the shoe."""
