@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD
 from shoe.rules.stud.errors import cite
 from shoe.rules.stud.states import Street
 
 __all__ = ["MAX_SEATS", "StudTableConfig"]
 
-MAX_SEATS = 8
-"""N.J.A.C. 13:47-20.35(b): a poker table is restricted to a maximum of eight players."""
+MAX_SEATS = NJ_SEVEN_CARD_STUD.max_seats
+"""N.J.A.C. 13:47-20.35(b): a poker table is restricted to a maximum of eight players (the profile)."""
 
 
 def _cents(name: str, value: object) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from shoe.rules.errors import CODES as ALL_CODES
 from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD
 
 __all__ = [
     "CODES",
@@ -19,8 +20,8 @@ __all__ = [
     "cite",
 ]
 
-SECTION = "N.J.A.C. 13:47-20.35"
-"""The regulation the whole package implements."""
+SECTION = NJ_SEVEN_CARD_STUD.regulation
+"""The regulation the whole package implements (``N.J.A.C. 13:47-20.35``, from the NJ profile)."""
 
 CODES: frozenset[str] = frozenset(
     {

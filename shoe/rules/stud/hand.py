@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from shoe.cards import Card
 from shoe.rules.actions import can
 from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD, StudProfile
 from shoe.rules.stud.betting import BettingRound, LegalAction
 from shoe.rules.stud.config import StudTableConfig
 from shoe.rules.stud.dealing import DealStep, Target, bring_in_seat, first_to_act, street_plan
@@ -48,7 +49,11 @@ class StudHand(HandQueries):
     def verify_deal(self, card: Card, target: int | str | None = None) -> DealStep:
         """Raise unless ``card`` may be dealt now (to ``target``: a seat, ``"burn"`` or ``"common"``)."""
         step = self.next_card
-        rule = cite(PHASE_RULE[self.phase])
+        street = self.phase.street
+        if step is None or street is None:
+            rule = cite(PHASE_RULE[self.phase])
+        else:  # a dealing phase: the rule of the profile's street
+            rule = self.profile.streets[street - Street.THIRD].rule
         if step is None:
             raise RuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
         if step.target is Target.RESHUFFLE:
@@ -109,7 +114,7 @@ class StudHand(HandQueries):
     def _open_betting(self, street: Street) -> None:
         live = self.live_seats
         if street is Street.THIRD:
-            first = self._bring_in = bring_in_seat({s: self.up_cards(s)[0] for s in live})
+            first = self._bring_in = bring_in_seat({s: self.up_cards(s)[0] for s in live}, self.profile)
             self._round = BettingRound(
                 street,
                 first,
@@ -158,9 +163,10 @@ class StudHand(HandQueries):
         elif self._round.closed:
             self._machine.fire("betting_closed")
             if street is Street.SEVENTH:
-                self._settle(settle_showdown(self.pot, {s: self.cards(s) for s in self.live_seats}))
+                self._settle(settle_showdown(self.pot, {s: self.cards(s) for s in self.live_seats}, self.profile))
             else:
-                self._plan, self._step = street_plan(Street(street + 1), self.live_seats, self.stub_remaining), 0
+                plan = street_plan(Street(street + 1), self.live_seats, self.stub_remaining, self.profile)
+                self._plan, self._step = plan, 0
         return record
 
     def _settle(self, settlement: Settlement) -> None:
@@ -172,13 +178,19 @@ class StudHand(HandQueries):
     # -- replay ------------------------------------------------------------------------------------
     @classmethod
     def replay(
-        cls, config: StudTableConfig, seats: Iterable[int], records: Iterable[Record], *, stub_size: int = 52
+        cls,
+        config: StudTableConfig,
+        seats: Iterable[int],
+        records: Iterable[Record],
+        *,
+        stub_size: int = 52,
+        profile: StudProfile = NJ_SEVEN_CARD_STUD,
     ) -> StudHand:
         """Rebuild a hand from its audit trail, checking that every record is reproduced exactly.
 
         Antes and awards are produced by the hand itself; the replay checks them too.
         """
-        hand = cls(config, seats, stub_size=stub_size)
+        hand = cls(config, seats, stub_size=stub_size, profile=profile)
         expected = list(records)
         for record in expected:
             if isinstance(record, CardDealt):
