@@ -29,14 +29,12 @@ __all__ = ["HandQueries"]
 
 def _check_seats(seats: Iterable[int], config: StudTableConfig, profile: StudProfile) -> tuple[int, ...]:
     order = tuple(sorted(seats))
-    if len(order) > min(config.max_seats, profile.max_seats):
-        raise RuleViolation(
-            f"{len(order)} players: a table takes at most {config.max_seats}", rule=cite("b"), code="too-many-players"
-        )
-    if any(type(s) is not int or not 1 <= s <= config.max_seats for s in order) or len(set(order)) != len(order):
-        raise RuleViolation(
-            f"seats {order} must be distinct ints 1..{config.max_seats}", rule=cite("b"), code="bad-seats"
-        )
+    limit = min(config.max_seats, profile.max_seats)  # (b): the posted table, within the profile's limit
+    if len(order) > limit:
+        message = f"{len(order)} players: a table takes at most {limit}"
+        raise RuleViolation(message, rule=cite("b"), code="too-many-players")
+    if any(type(s) is not int or not 1 <= s <= limit for s in order) or len(set(order)) != len(order):
+        raise RuleViolation(f"seats {order} must be distinct ints 1..{limit}", rule=cite("b"), code="bad-seats")
     if len(order) < 2:
         raise RuleViolation("a hand needs at least two players", rule=cite("b"), code="bad-seats")
     return order
