@@ -4,8 +4,8 @@
 TOML/JSON data), ``shoe.rules.paytables`` the tables, ``shoe.rules.errors`` the one refusal type
 (``RuleViolation`` with a code and the rule it cites), ``shoe.rules.machine`` the one ``transitions``
 wrapper and ``shoe.rules.actions`` the derived ``can_x``; ``shoe.rules.mississippi`` and
-``shoe.rules.stud`` are the round machines.  Subpackages are imported explicitly, never from here, so that reading a profile does not
-load a machine.
+``shoe.rules.stud`` are the round machines.  Subpackages are imported explicitly, never from here,
+so that reading a profile does not load a machine.
 """
 
 from shoe.rules.errors import (

@@ -74,7 +74,7 @@ class RoundCore:
     # -- refusals ----------------------------------------------------------------------------------
 
     def check_step(self, trigger: str, action: str, rule: str) -> None:
-        """Refuse ``action`` unless the table allows ``trigger`` now (paused: :class:`RoundPaused`)."""
+        """Refuse ``action`` unless the table allows ``trigger`` now (code ``paused`` or ``invalid-in-state``)."""
         if self.state is RoundState.PAUSED and trigger not in ("resume", "misdeal"):
             raise RuleViolation(
                 f"{action} refused: the round is paused; resume or declare a misdeal", rule=rule, code="paused"
@@ -83,7 +83,7 @@ class RoundCore:
             raise RuleViolation(f"{action} refused in state {self.state.value}", rule=rule, code="invalid-in-state")
 
     def seat(self, seat: int, rule: str, action: str) -> SeatLedger:
-        """The ledger of a seat that placed a wager; :class:`UnknownSeat` otherwise."""
+        """The ledger of a seat that placed a wager; refused with code ``unknown-seat`` otherwise."""
         if type(seat) is not int or not 1 <= seat <= self.profile.max_seats:
             raise RuleViolation(
                 f"{action} refused: no seat {seat!r} (seats 1 to {self.profile.max_seats})",

@@ -113,7 +113,7 @@ def _check_side(profile: MississippiProfile, side: SideWagerConfig | None) -> No
 
 
 def resolve_table(profile: MississippiProfile, config: TableConfig) -> Table:
-    """Check ``config`` against ``profile``; :class:`InvalidConfiguration` names what is wrong."""
+    """Check ``config`` against ``profile``; a refusal (code ``invalid-configuration``) names what is wrong."""
     for name in ("min_ante", "max_ante"):
         value = getattr(config, name)
         if type(value) is not int or value <= 0:
