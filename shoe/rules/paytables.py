@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Generic, TypeVar
 
 from shoe.hands import Category, HandValue, ThreeCardCategory
-from shoe.rules.errors import InvalidConfiguration
+from shoe.rules.errors import RuleViolation
 
 __all__ = [
     "MISSISSIPPI_MINIMUM",
@@ -51,8 +51,10 @@ class Odds:
     def __post_init__(self) -> None:
         low = 1 if self.basis is Basis.FOR_ONE else 0
         if type(self.multiple) is not int or self.multiple < low:
-            raise InvalidConfiguration(
-                f"bad odds {self.multiple!r} {self.basis.value}: a whole number >= {low}", rule="paytable"
+            raise RuleViolation(
+                f"bad odds {self.multiple!r} {self.basis.value}: a whole number >= {low}",
+                rule="paytable",
+                code="invalid-configuration",
             )
 
     @property
@@ -99,7 +101,9 @@ class FixedSum:
 
     def __post_init__(self) -> None:
         if type(self.cents) is not int or self.cents < 0:
-            raise InvalidConfiguration(f"bad fixed sum {self.cents!r}: whole cents >= 0", rule="paytable")
+            raise RuleViolation(
+                f"bad fixed sum {self.cents!r}: whole cents >= 0", rule="paytable", code="invalid-configuration"
+            )
 
     def __str__(self) -> str:
         return f"{self.cents} cents"
@@ -179,9 +183,10 @@ class BasePaytable:
     def __post_init__(self) -> None:
         for line, odds in self.entries:
             if type(odds) is not int or odds < 0:
-                raise InvalidConfiguration(
+                raise RuleViolation(
                     f"paytable {self.name!r}: {line.value} pays {odds!r}; odds are whole numbers >= 0 to 1",
                     rule="NY 5324.38(f)(1)",
+                    code="invalid-configuration",
                 )
 
     @classmethod
@@ -229,7 +234,7 @@ def check_floor(table: BasePaytable, minimum: BasePaytable, rule: str) -> None:
         odds = table.odds(line)
         if odds is None or odds < least:
             shown = "nothing (loses)" if odds is None else f"{odds} to 1"
-            raise InvalidConfiguration(
+            raise RuleViolation(
                 f"paytable {table.name!r} refused: {line.value} pays {shown}, below the minimum {least} to 1",
                 rule=rule,
                 code="paytable-below-minimum",

@@ -134,10 +134,10 @@ class CapRule:
 
 @dataclass(frozen=True)
 class StubCountRule:
-    """Decision: this controller counts the stub every round (``every_rounds=1``), stricter than the
-    regulatory "at least once every five rounds" (NJ 13:69F-35.9(e), PA 684a.10(d) template)."""
+    """Decision: this controller counts the stub every round, stricter than the regulatory "at least
+    once every five rounds" (NJ 13:69F-35.9(e), PA 684a.10(d) template); ``rule`` cites it.  (There is
+    no "every n rounds" field: the machine always counts, so such a value would change nothing.)"""
 
-    every_rounds: int
     rule: str
 
 
@@ -147,7 +147,6 @@ class Citations:
 
     seats: str
     wagers: str
-    one_position: str
     no_more_bets: str
     stacks: str
     stub: str
@@ -186,8 +185,7 @@ class MississippiProfile:
     game: str = "mississippi-stud"
     max_seats: int = 6  # NY 5324.38(a)(1)
     deck_size: int = 52
-    stack_size: int = 2  # NY 5324.38(d)(2)
-    stacks_to: str = "wagering-seats"  # NY 5324.38(d)(2): only players who placed a wager
+    stack_size: int = 2  # NY 5324.38(d)(2); stacks go only to the seats that wagered (the ledger's order)
     community_cards: int = 3
     community_source: CommunitySource = CommunitySource.STUB
     decision_order: SeatOrder = SeatOrder.ASCENDING
@@ -212,7 +210,6 @@ NY_MISSISSIPPI = MississippiProfile(
     rules=Citations(
         seats="NY 5324.38(a)(1)",
         wagers="NY 5324.38(c)(2)",
-        one_position="NY 5324.38(c)(4)",
         no_more_bets="NY 5324.38(c)(2)",
         stacks="NY 5324.38(d)(2)",
         stub="NY 5324.38(d)(3)",
@@ -227,7 +224,7 @@ NY_MISSISSIPPI = MississippiProfile(
     paytable=MISSISSIPPI_MINIMUM,
     paytable_policy=PaytablePolicy.FLOOR,
     cap=CapRule(_CAP_FLOOR, "NY 5324.38(f)(2)"),
-    stub_count=StubCountRule(1, _DIGEST_STUB),
+    stub_count=StubCountRule(_DIGEST_STUB),
     fold_handling=FoldHandling.COLLECT_AT_ONCE,
 )
 
@@ -247,7 +244,6 @@ NJ_MISSISSIPPI = MississippiProfile(
     rules=Citations(
         seats=f"{_NJ} (as NY 5324.38(a)(1))",
         wagers=f"{_NJ} (as NY 5324.38(c)(2))",
-        one_position=f"{_NJ} (as NY 5324.38(c)(4))",
         no_more_bets=_NJ,
         stacks=_NJ,
         stub=_NJ,
@@ -262,7 +258,7 @@ NJ_MISSISSIPPI = MississippiProfile(
     paytable=MISSISSIPPI_MINIMUM,
     paytable_policy=PaytablePolicy.FLOOR,
     cap=CapRule(_CAP_FLOOR, f"{_NJ} (as NY 5324.38(f)(2))"),
-    stub_count=StubCountRule(1, f"{_NJ}(e); {_DIGEST_STUB}"),
+    stub_count=StubCountRule(f"{_NJ}(e); {_DIGEST_STUB}"),
     fold_handling=FoldHandling.COLLECT_AT_ONCE,
 )
 
@@ -273,7 +269,6 @@ PA_MISSISSIPPI = MississippiProfile(
     rules=Citations(
         seats="PA 655a (as NY 5324.38(a)(1))",
         wagers="PA 655a.7",
-        one_position="PA 655a.7",
         no_more_bets="PA 655a.10 (as 670a.10(a)(2))",
         stacks="PA 655a.10 (as NY 5324.38(d)(2))",
         stub="PA 655a.10 (as NY 5324.38(d)(3))",
@@ -295,7 +290,7 @@ PA_MISSISSIPPI = MississippiProfile(
     paytable=MISSISSIPPI_MINIMUM,
     paytable_policy=PaytablePolicy.FIXED,
     cap=CapRule(_CAP_FLOOR, "PA 655a.12(b)"),
-    stub_count=StubCountRule(1, f"PA 684a.10(d) template; {_DIGEST_STUB}"),
+    stub_count=StubCountRule(f"PA 684a.10(d) template; {_DIGEST_STUB}"),
     fold_handling=FoldHandling.KEEP_WITH_SIDE_WAGERS,
     side_bets=frozenset(SideBet),
     progressive_tables=("A", "B", "C", "D"),
@@ -311,6 +306,10 @@ class Face(Enum):
 
 @dataclass(frozen=True)
 class StudStreet:
+    """How one street is dealt: ``name`` ("3rd".."7th", checked against the street order), ``burn`` a
+    card burnt first, one round of cards to the live seats per entry of ``faces``, ``rule`` cited by a
+    refused card on that street."""
+
     name: str
     burn: bool
     faces: tuple[Face, ...]
@@ -324,16 +323,19 @@ _STUD = "N.J.A.C. 13:47-20.35"
 class StudProfile:
     """Casino-night seven-card stud (N.J.A.C. 13:47-20.35; rules digest).  Read by the stud machine.
 
+    Every field changes what the machine does (a test plays hands through an instrumented profile and
+    fails on a field nothing reads).  Rules the machine implements one way only are not fields but
+    code, documented in docs/seven-card-stud.md: fixed-limit betting, the bring-in by the lowest up-card
+    (d), the highest hand showing opens later streets with ties to the seat closest to the dealer's left
+    (f), the short-deck common card and the burn reshuffle (h), the odd chip to the highest card (i).
     Bring-in, ante and the fixed-limit amounts are table configuration, not profile data.
     """
 
     jurisdiction: str = "NJ"
     game: str = "seven-card-stud"
-    regulation: str = _STUD
+    regulation: str = _STUD  # every refusal cites a paragraph of it
     max_seats: int = 8  # (b)
-    stack_size: int = 1  # one card at a time, each recognised (digest)
-    betting: str = "fixed-limit"
-    deal_order: SeatOrder = SeatOrder.ASCENDING  # (c)
+    deal_order: SeatOrder = SeatOrder.ASCENDING  # (c): clockwise from the dealer's left
     streets: tuple[StudStreet, ...] = (
         StudStreet("3rd", False, (Face.DOWN, Face.DOWN, Face.UP), f"{_STUD}(c)"),
         StudStreet("4th", True, (Face.UP,), f"{_STUD}(f)"),
@@ -341,28 +343,24 @@ class StudProfile:
         StudStreet("6th", True, (Face.UP,), f"{_STUD}(h)"),
         StudStreet("7th", True, (Face.DOWN,), f"{_STUD}(h)"),
     )
-    bring_in: str = "lowest-up-card"  # (d): by rank, ace high, then suit
-    bring_in_suits_high_to_low: tuple[str, ...] = ("s", "h", "d", "c")  # (d)
-    first_to_act_later_streets: str = "highest-hand-showing"  # (f)1
-    showing_tie: str = "closest-to-dealer-left"  # (f)2: no suit tie-break
-    short_deck: str = "burn-then-common-card"  # (h)
-    short_deck_reshuffle: str = "burn-cards-and-remaining-card"  # (h): decision, with that one card
+    bring_in_suits_high_to_low: tuple[str, ...] = ("s", "h", "d", "c")  # (d): ties of rank by suit
     odd_chip_max_cents: int = 100  # (i)2
-    odd_chip_to: str = "highest-card-by-rank-then-suit"  # (i)2, decision
-    showdown_suits_high_to_low: tuple[str, ...] = ("s", "h", "d", "c")  # (i)
+    showdown_suits_high_to_low: tuple[str, ...] = ("s", "h", "d", "c")  # (i): the odd chip's highest card
 
 
 NJ_SEVEN_CARD_STUD = StudProfile()
 
-PROFILES: Mapping[str, MississippiProfile] = {"NY": NY_MISSISSIPPI, "PA": PA_MISSISSIPPI, "NJ": NJ_MISSISSIPPI}
+PROFILES: Mapping[str, MississippiProfile] = {
+    p.jurisdiction: p for p in (NY_MISSISSIPPI, PA_MISSISSIPPI, NJ_MISSISSIPPI)
+}
 """Mississippi stud profiles by jurisdiction."""
 
-STUD_PROFILES: Mapping[str, StudProfile] = {"NJ": NJ_SEVEN_CARD_STUD}
+STUD_PROFILES: Mapping[str, StudProfile] = {p.jurisdiction: p for p in (NJ_SEVEN_CARD_STUD,)}
 """Seven-card stud profiles by jurisdiction."""
 
 _GAMES: Mapping[str, Mapping[str, MississippiProfile] | Mapping[str, StudProfile]] = {
-    "mississippi-stud": PROFILES,
-    "seven-card-stud": STUD_PROFILES,
+    NY_MISSISSIPPI.game: PROFILES,
+    NJ_SEVEN_CARD_STUD.game: STUD_PROFILES,
 }
 
 

@@ -255,9 +255,11 @@ def test_records_are_frozen_and_form_the_audit_trail() -> None:
 
 
 def test_errors_pickle_with_rule_and_code() -> None:
-    err = OutOfOrder("stack for seat 4 refused: seat 2 is next", rule="NY 5324.38(d)(2)")
+    # One refusal type: the kind is the code (OutOfOrder is a deprecated alias of RuleViolation).
+    err = RuleViolation("stack for seat 4 refused: seat 2 is next", rule="NY 5324.38(d)(2)", code="out-of-order")
     back = pickle.loads(pickle.dumps(err))
-    assert (type(back), back.rule, back.code, str(back)) == (OutOfOrder, err.rule, "out-of-order", str(err))
+    assert (type(back), back.rule, back.code, str(back)) == (RuleViolation, err.rule, "out-of-order", str(err))
+    assert OutOfOrder is RuleViolation
 
 
 def test_invalid_trigger_becomes_a_domain_error() -> None:

@@ -139,7 +139,7 @@ def test_street_names() -> None:
 def test_machine_agrees_with_the_nj_stud_profile() -> None:
     """The profile in shoe.rules.profiles describes the same game this machine plays."""
     profile = NJ_SEVEN_CARD_STUD
-    assert profile.max_seats == MAX_SEATS and profile.stack_size == 1
+    assert profile.max_seats == MAX_SEATS
     assert profile.game == "seven-card-stud" and profile.jurisdiction == "NJ"
     hand = StudHand(CFG, [1, 2])
     faces = {Face.UP: True, Face.DOWN: False}

@@ -16,40 +16,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shoe.cards import Card
-from shoe.rules.errors import IllegalAction, OutOfOrder
-from shoe.rules.mississippi.base import CardInput, RoundBase
+from shoe.rules.errors import RuleViolation
+from shoe.rules.mississippi.core import CardInput, RoundCore
 from shoe.rules.mississippi.records import CommunityDealtRecord, MisdealRecord, StackRecord, StubRecord
 from shoe.rules.mississippi.states import RoundState
 from shoe.rules.profiles import CommunitySource, Irregularity
 
-__all__ = ["DealingActions"]
+__all__ = ["Dealing"]
 
 _EARLY = frozenset({RoundState.OPEN, RoundState.NO_MORE_BETS, RoundState.PROGRESSIVE_LOCKED})
 _AFTER_STACKS = frozenset({RoundState.STUB_COUNTED, RoundState.COMMUNITY_DEALT})
 
 
-class DealingActions(RoundBase):
+class Dealing:
+    """The stacks, the stub and the community cards (NY 5324.38(d))."""
+
+    def __init__(self, core: RoundCore) -> None:
+        self._core = core
+
     @property
     def next_stack_seat(self) -> int | None:
         """The seat the next stack goes to, once wagering is closed; ``None`` when all are dealt."""
-        return self._book.next_stack_seat() if self._book.dealing_seats else None
+        return self._core.book.next_stack_seat() if self._core.book.dealing_seats else None
 
     def _stack_irregularity(self) -> Irregularity | None:
-        if self.state in _EARLY and not self._flow.allows("deal_stack"):
+        if self._core.state in _EARLY and not self._core.flow.allows("deal_stack"):
             return Irregularity.EARLY_STACK
-        if self.state in _AFTER_STACKS or (self.state is RoundState.DEALING_STACKS and self.next_stack_seat is None):
+        if self._core.state in _AFTER_STACKS or (
+            self._core.state is RoundState.DEALING_STACKS and self.next_stack_seat is None
+        ):
             return Irregularity.EXTRA_STACK
         return None
 
     def _check_cards(self, cards: Sequence[CardInput], size: int, what: str) -> tuple[Card, ...] | MisdealRecord:
         if len(cards) != size:
-            return self._misdeal(Irregularity.BAD_STACK, f"{what} had {len(cards)} cards, not {size}")
-        seen = self._book.seen()
+            return self._core.misdeal(Irregularity.BAD_STACK, f"{what} had {len(cards)} cards, not {size}")
+        seen = self._core.book.seen()
         good: list[Card] = []
         for raw in cards:
-            card, problem, detail = self._identify(raw, seen)
+            card, problem, detail = self._core.identify(raw, seen)
             if problem is not None or card is None:
-                return self._misdeal(problem or Irregularity.OTHER, f"{what}: {detail}")
+                return self._core.misdeal(problem or Irregularity.OTHER, f"{what}: {detail}")
             seen.add(card)
             good.append(card)
         return tuple(good)
@@ -58,95 +65,92 @@ class DealingActions(RoundBase):
 
     def verify_deal_stack(self, seat: int, cards: Sequence[CardInput]) -> None:
         """Refuse a stack delivered to the wrong seat; irregular stacks are accepted (and void the round)."""
-        rule = self.rules.stacks
-        if self.state is RoundState.PAUSED:
-            self._check_step("deal_stack", f"stack for seat {seat}", rule)
+        rule = self._core.rules.stacks
+        if self._core.state is RoundState.PAUSED:
+            self._core.check_step("deal_stack", f"stack for seat {seat}", rule)
         if self._stack_irregularity() is not None:
             return
-        self._check_step("deal_stack", f"stack for seat {seat}", rule)
-        entry = self._seat(seat, rule, f"stack for seat {seat}")
+        self._core.check_step("deal_stack", f"stack for seat {seat}", rule)
+        entry = self._core.seat(seat, rule, f"stack for seat {seat}")
         expected = self.next_stack_seat
         if seat != expected:
             done = " (it already has its stack)" if entry.dealt else ""
-            raise OutOfOrder(f"stack for seat {seat} refused{done}: seat {expected} is next", rule=rule)
-
-    def can_deal_stack(self, seat: int, cards: Sequence[CardInput]) -> bool:
-        return self._can(self.verify_deal_stack, seat, cards)
+            raise RuleViolation(
+                f"stack for seat {seat} refused{done}: seat {expected} is next", rule=rule, code="out-of-order"
+            )
 
     def deal_stack(self, seat: int, cards: Sequence[CardInput]) -> StackRecord | MisdealRecord:
         """Record the stack the shoe dispensed and the dealer delivered to ``seat``."""
         self.verify_deal_stack(seat, cards)
         irregular = self._stack_irregularity()
         if irregular is not None:
-            return self._misdeal(irregular, f"a stack was dispensed in state {self.state.value}")
-        checked = self._check_cards(cards, self.profile.stack_size, f"stack for seat {seat}")
+            return self._core.misdeal(irregular, f"a stack was dispensed in state {self._core.state.value}")
+        checked = self._check_cards(cards, self._core.profile.stack_size, f"stack for seat {seat}")
         if isinstance(checked, MisdealRecord):
             return checked
-        self._book.seats[seat].hole = checked
-        self._book.stack_order.append(seat)
-        self._book.stacks.append(checked)
-        record = StackRecord(seat, len(self._book.stacks), checked, self.rules.stacks)
-        return self._commit(record, "deal_stack")
+        self._core.book.seats[seat].hole = checked
+        self._core.book.stack_order.append(seat)
+        self._core.book.stacks.append(checked)
+        record = StackRecord(seat, len(self._core.book.stacks), checked, self._core.rules.stacks)
+        return self._core.commit(record, "deal_stack")
 
     # -- release_stub ------------------------------------------------------------------------------
 
     def verify_release_stub(self, count: int) -> None:
-        rule = self.rules.stub
-        self._check_step("release_stub", "stub release", rule)
+        rule = self._core.rules.stub
+        self._core.check_step("release_stub", "stub release", rule)
         waiting = self.next_stack_seat
         if waiting is not None:
-            raise OutOfOrder(f"stub release refused: seat {waiting} has no stack yet", rule=rule)
+            raise RuleViolation(
+                f"stub release refused: seat {waiting} has no stack yet", rule=rule, code="out-of-order"
+            )
         if type(count) is not int or count < 0:
-            raise IllegalAction(f"stub count {count!r} is not a card count", rule=rule, code="bad-input")
-
-    def can_release_stub(self, count: int) -> bool:
-        return self._can(self.verify_release_stub, count)
+            raise RuleViolation(f"stub count {count!r} is not a card count", rule=rule, code="bad-input")
 
     def release_stub(self, count: int) -> StubRecord | MisdealRecord:
         """The dealer removed the stub and counted ``count`` cards; a wrong count is a misdeal."""
         self.verify_release_stub(count)
-        expected = self.expected_stub_count
+        expected = self._core.expected_stub_count
         if count != expected:
-            return self._misdeal(Irregularity.STUB_COUNT_WRONG, f"stub count {count}, expected {expected}")
-        record = self._commit(StubRecord(count, expected, self.profile.stub_count.rule), "release_stub")
-        self._finish_if_done()
+            return self._core.misdeal(Irregularity.STUB_COUNT_WRONG, f"stub count {count}, expected {expected}")
+        record = self._core.commit(StubRecord(count, expected, self._core.profile.stub_count.rule), "release_stub")
+        self._core.finish_if_done()
         return record
 
     # -- deal_community ----------------------------------------------------------------------------
 
     def verify_deal_community(self, cards: Sequence[CardInput] | None = None) -> None:
-        rule = self.rules.community
-        self._check_step("deal_community", "community deal", rule)
+        rule = self._core.rules.community
+        self._core.check_step("deal_community", "community deal", rule)
         waiting = self.next_stack_seat
         if waiting is not None:
-            raise OutOfOrder(f"community deal refused: seat {waiting} has no stack yet", rule=rule)
-        from_shoe = self.profile.community_source is CommunitySource.SHOE
+            raise RuleViolation(
+                f"community deal refused: seat {waiting} has no stack yet", rule=rule, code="out-of-order"
+            )
+        from_shoe = self._core.profile.community_source is CommunitySource.SHOE
         if from_shoe and cards is None:
-            raise IllegalAction("the shoe's community stack must come with its cards", rule=rule, code="bad-input")
+            raise RuleViolation("the shoe's community stack must come with its cards", rule=rule, code="bad-input")
         if not from_shoe and cards is not None:
-            raise IllegalAction(
+            raise RuleViolation(
                 "community cards dealt from the stub are identified at their reveal, not now",
                 rule=rule,
                 code="bad-input",
             )
-
-    def can_deal_community(self, cards: Sequence[CardInput] | None = None) -> bool:
-        return self._can(self.verify_deal_community, cards)
 
     def deal_community(self, cards: Sequence[CardInput] | None = None) -> CommunityDealtRecord | MisdealRecord:
         """Three community cards face down: by hand from the stub (default) or as a shoe stack."""
         self.verify_deal_community(cards)
         known: tuple[Card, ...] | None = None
         if cards is not None:
-            checked = self._check_cards(cards, self.profile.community_cards, "community stack")
+            checked = self._check_cards(cards, self._core.profile.community_cards, "community stack")
             if isinstance(checked, MisdealRecord):
                 return checked
             known = checked
-            self._book.community_known = checked
-        self._book.community_dealt = True
+            self._core.book.community_known = checked
+        self._core.book.community_dealt = True
         record = CommunityDealtRecord(
-            self.profile.community_source, self.profile.community_cards, known, self.rules.community
+            self._core.profile.community_source, self._core.profile.community_cards, known, self._core.rules.community
         )
-        self._commit(record, "deal_community")
-        self._finish_if_done()
+        self._core.commit(record, "deal_community")
+        self._core.finish_if_done()
         return record

@@ -1,4 +1,5 @@
-"""Draw the round machine from its transition table (mermaid), so the picture cannot drift.
+"""Draw the round machine from its transition table (mermaid, with :func:`shoe.rules.machine.mermaid`),
+so the picture cannot drift.
 
 ``python -m shoe.rules.mississippi.diagram [NY|PA|NJ] [--all]`` prints the diagram for a profile;
 ``docs/rules-engine.md`` embeds the output, and a test checks it is up to date.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from shoe.rules.machine import mermaid as draw
 from shoe.rules.mississippi.states import Edge, RoundState, transition_table
 from shoe.rules.profiles import PROFILES, MississippiProfile
 
@@ -20,23 +22,9 @@ INTERRUPTS = frozenset({"pause", "resume", "misdeal"})
 
 def mermaid(table: Iterable[Edge], *, interrupts: bool = False, self_loops: bool = True) -> str:
     """A ``stateDiagram-v2`` of ``table``: one arrow per (source, dest), labelled with its triggers."""
-    arrows: dict[tuple[RoundState, RoundState], list[str]] = {}
-    for edge in table:
-        if edge.trigger in INTERRUPTS and not interrupts:
-            continue
-        if edge.source is edge.dest and not self_loops:
-            continue
-        label = edge.trigger + (f" ({edge.guard})" if edge.guard else "")
-        labels = arrows.setdefault((edge.source, edge.dest), [])
-        if label not in labels:
-            labels.append(label)
-    lines = ["stateDiagram-v2", f"    [*] --> {RoundState.OPEN.name}"]
-    for (source, dest), labels in arrows.items():
-        lines.append(f"    {source.name} --> {dest.name}: {' / '.join(labels)}")
-    lines += [f"    {RoundState.COMPLETE.name} --> [*]"]
-    if interrupts:
-        lines += [f"    {RoundState.MISDEAL.name} --> [*]"]
-    return "\n".join(lines) + "\n"
+    edges = [e for e in table if (interrupts or e.trigger not in INTERRUPTS) and (self_loops or e.source is not e.dest)]
+    finals = [RoundState.COMPLETE, RoundState.MISDEAL] if interrupts else [RoundState.COMPLETE]
+    return draw(edges, initial=RoundState.OPEN, finals=finals)
 
 
 def mermaid_for(profile: MississippiProfile, *, progressive_offered: bool = True, interrupts: bool = False) -> str:

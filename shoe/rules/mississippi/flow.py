@@ -1,97 +1,29 @@
-"""The ``transitions`` machine behind a round: it owns the state and refuses steps the table lacks.
+"""The Mississippi stud round's state machine: the shared ``transitions`` wrapper over its table.
 
-The round (:mod:`.machine`) checks seats, cards and amounts first, then fires one trigger here; an
-invalid trigger is turned into :class:`~shoe.rules.errors.IllegalAction` with the reason.  No
-callbacks, no I/O: the machine only moves the state.  ``model_override=True`` binds only what the
-model declares, so the model declares every convenience name the table needs (``trigger``,
-``may_trigger`` typed below; per-trigger and per-state names generated from the table) and
-``transitions`` binds all of them without a "skip binding" warning.
+:class:`Flow` is :class:`shoe.rules.machine.StateMachine` over :class:`~.states.RoundState` and the
+table of :func:`~.states.transition_table`; an invalid trigger becomes a
+:class:`~shoe.rules.errors.RuleViolation` with code ``invalid-in-state`` and the rule of the action
+that fired it.  The round (:mod:`.core`) checks seats, cards and amounts first, then fires one trigger.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from transitions import Machine, MachineError
-
-from shoe.rules.errors import IllegalAction
-from shoe.rules.mississippi.states import Edge, RoundState, triggers
+from shoe.rules.errors import RuleViolation
+from shoe.rules.machine import Edge, StateMachine
+from shoe.rules.mississippi.states import RoundState
 
 __all__ = ["Flow"]
 
 
-class _PriorIs:
-    """Condition of a resume edge: taken only back to the state the pause came from."""
-
-    def __init__(self, state: RoundState) -> None:
-        self.state = state
-
-    def __call__(self, prior: RoundState) -> bool:
-        return prior is self.state
+def _refuse(trigger: str, state: RoundState, reason: str, rule: str) -> RuleViolation:
+    why = f": {reason}" if reason else f": the table has no step {trigger!r}"
+    return RuleViolation(
+        f"{trigger.replace('_', ' ')} refused in state {state.value}{why}", rule=rule, code="invalid-in-state"
+    )
 
 
-def _unbound(*_args: object, **_kwargs: object) -> bool:
-    raise NotImplementedError("bound by transitions.Machine")
+class Flow(StateMachine[RoundState]):
+    """One round's state machine over ``table`` (starting open for wagers)."""
 
-
-class _Model:
-    """The machine's model: a bare state holder.  Its methods are replaced by ``transitions``."""
-
-    state: RoundState
-
-    def trigger(self, name: str, *args: Any) -> bool:
-        raise NotImplementedError("bound by transitions.Machine")
-
-    def may_trigger(self, name: str, *args: Any) -> bool:
-        raise NotImplementedError("bound by transitions.Machine")
-
-
-class Flow:
-    """One round's state machine over ``table``."""
-
-    def __init__(self, table: tuple[Edge, ...]) -> None:
-        self.table = table
-        self._model = _Model()
-        for name in triggers(table):
-            setattr(self._model, name, _unbound)
-            setattr(self._model, f"may_{name}", _unbound)
-        for state in RoundState:
-            setattr(self._model, f"is_{state.name}", _unbound)
-        spec: list[dict[str, Any]] = []
-        for edge in table:
-            row: dict[str, Any] = {"trigger": edge.trigger, "source": edge.source, "dest": edge.dest}
-            if edge.resume_to is not None:
-                row["conditions"] = [_PriorIs(edge.resume_to)]
-            spec.append(row)
-        self._machine = Machine(
-            model=self._model,
-            states=RoundState,
-            transitions=spec,
-            initial=RoundState.OPEN,
-            auto_transitions=False,
-            model_override=True,
-            queued=True,
-            ignore_invalid_triggers=False,
-        )
-
-    @property
-    def state(self) -> RoundState:
-        return self._model.state
-
-    def allows(self, trigger: str, state: RoundState | None = None) -> bool:
-        """Whether the table has ``trigger`` from ``state`` (default: the current state)."""
-        at = self.state if state is None else state
-        return any(e.trigger == trigger and e.source is at for e in self.table)
-
-    def fire(self, trigger: str, *args: Any, rule: str = "") -> RoundState:
-        """Fire ``trigger``; a step the table lacks becomes :class:`IllegalAction`."""
-        before = self.state
-        try:
-            self._model.trigger(trigger, *args)
-        except MachineError as exc:
-            raise IllegalAction(
-                f"{trigger.replace('_', ' ')} refused in state {before.value}: {exc.value}",
-                rule=rule,
-                code="invalid-in-state",
-            ) from exc
-        return self.state
+    def __init__(self, table: tuple[Edge[RoundState], ...]) -> None:
+        super().__init__(RoundState, table, RoundState.OPEN, refuse=_refuse)

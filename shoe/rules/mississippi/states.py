@@ -3,16 +3,18 @@
 The table is built from two profile switches: where the community cards come from (the stub, dealt by
 hand, NY 5324.38(d)(3); or a three-card stack from the shoe) and whether PA's progressive lock-out
 and chip count come before the first stack (PA 670a.10(a)(2)(ii) template, rules digest).
-:mod:`shoe.rules.mississippi.flow` feeds the table to ``transitions``; :mod:`.diagram` draws it.
+:mod:`shoe.rules.mississippi.flow` feeds the table to the shared ``transitions`` wrapper
+(:mod:`shoe.rules.machine`); :mod:`.diagram` draws it.
 Which seat may act, and with what, is the round's business (:mod:`.machine`); the table only says
 which step may follow which.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from shoe.rules.machine import Edge as GenericEdge
+from shoe.rules.machine import triggers
 from shoe.rules.profiles import CommunitySource
 
 __all__ = [
@@ -57,20 +59,8 @@ RESUMABLE = frozenset(set(RoundState) - TERMINAL - {RoundState.PAUSED})
 ACTIVE = RESUMABLE
 
 
-@dataclass(frozen=True)
-class Edge:
-    """One transition: ``trigger`` takes the round from ``source`` to ``dest``.
-
-    ``resume_to`` marks the resume edges (taken only back to the state the pause came from);
-    ``guard`` describes, for people and the diagram, a condition the round checks before firing.
-    """
-
-    trigger: str
-    source: RoundState
-    dest: RoundState
-    guard: str = ""
-    resume_to: RoundState | None = None
-
+Edge = GenericEdge[RoundState]
+"""One transition of this table (see :class:`shoe.rules.machine.Edge`)."""
 
 S = RoundState
 
@@ -146,8 +136,3 @@ def transition_table(
         e.dest for e in edges if e.source is not e.dest and e.trigger not in ("pause", "resume")
     }
     return tuple(e for e in edges if e.source in entered and e.dest in entered)
-
-
-def triggers(table: tuple[Edge, ...]) -> tuple[str, ...]:
-    """Every trigger name in the table, in first-use order."""
-    return tuple(dict.fromkeys(e.trigger for e in table))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shoe.hands import Category
-from shoe.rules.errors import InvalidConfiguration
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.cap import aggregate_cap
 from shoe.rules.mississippi.side_wagers import SideWagerConfig
 from shoe.rules.paytables import PROGRESSIVE_TABLES, BasePaytable, Paytable, check_floor
@@ -60,7 +60,7 @@ def _check_paytable(profile: MississippiProfile, table: BasePaytable | None) -> 
         return profile.paytable
     if profile.paytable_policy is PaytablePolicy.FIXED:
         if table.as_dict() != profile.paytable.as_dict():
-            raise InvalidConfiguration(
+            raise RuleViolation(
                 f"paytable {table.name!r} refused: the {profile.jurisdiction} paytable is fixed",
                 rule=profile.rules.paytable,
                 code="paytable-fixed",
@@ -78,42 +78,55 @@ def _check_side(profile: MississippiProfile, side: SideWagerConfig | None) -> No
     if extra:
         names = ", ".join(sorted(b.value for b in extra))
         allowed = ", ".join(sorted(b.value for b in profile.side_bets)) or "none"
-        raise InvalidConfiguration(
-            f"side wagers {names} are not offered in {profile.jurisdiction} (allowed: {allowed})", rule=rule
+        raise RuleViolation(
+            f"side wagers {names} are not offered in {profile.jurisdiction} (allowed: {allowed})",
+            rule=rule,
+            code="invalid-configuration",
         )
     if side.progressive_table not in profile.progressive_tables:
-        raise InvalidConfiguration(
+        raise RuleViolation(
             f"progressive table {side.progressive_table!r} unknown; choose one of "
             + ", ".join(profile.progressive_tables),
             rule=rule,
+            code="invalid-configuration",
         )
     if SideBet.ENVY in side.offered and SideBet.PROGRESSIVE not in side.offered:
-        raise InvalidConfiguration("the Envy Bonus rides on the Progressive Payout wager", rule=profile.rules.envy)
+        raise RuleViolation(
+            "the Envy Bonus rides on the Progressive Payout wager",
+            rule=profile.rules.envy,
+            code="invalid-configuration",
+        )
     if SideBet.ENVY in side.offered and side.envy is None:
-        raise InvalidConfiguration(
+        raise RuleViolation(
             "Envy Bonus offered but its amounts are not set (no default: the operator's rules submission)",
             rule=profile.rules.envy,
             code="configuration-required",
         )
     if SideBet.FIVE_CARD_HAND_BONUS in side.offered and side.five_card is None:
-        raise InvalidConfiguration(
+        raise RuleViolation(
             "Five Card Hand Bonus offered but its paytables are not set (no default)",
             rule=profile.rules.five_card_hand_bonus,
             code="configuration-required",
         )
     if side.progressive_wager <= 0 or side.bonus_min <= 0 or side.bonus_max < side.bonus_min:
-        raise InvalidConfiguration("side wager limits must be positive, min <= max", rule=rule)
+        raise RuleViolation("side wager limits must be positive, min <= max", rule=rule, code="invalid-configuration")
 
 
 def resolve_table(profile: MississippiProfile, config: TableConfig) -> Table:
-    """Check ``config`` against ``profile``; :class:`InvalidConfiguration` names what is wrong."""
+    """Check ``config`` against ``profile``; a refusal (code ``invalid-configuration``) names what is wrong."""
     for name in ("min_ante", "max_ante"):
         value = getattr(config, name)
         if type(value) is not int or value <= 0:
-            raise InvalidConfiguration(f"{name} must be whole cents > 0, not {value!r}", rule=profile.rules.wagers)
+            raise RuleViolation(
+                f"{name} must be whole cents > 0, not {value!r}",
+                rule=profile.rules.wagers,
+                code="invalid-configuration",
+            )
     if config.max_ante < config.min_ante:
-        raise InvalidConfiguration(
-            f"max_ante {config.max_ante} is below min_ante {config.min_ante}", rule=profile.rules.wagers
+        raise RuleViolation(
+            f"max_ante {config.max_ante} is below min_ante {config.min_ante}",
+            rule=profile.rules.wagers,
+            code="invalid-configuration",
         )
     paytable = _check_paytable(profile, config.paytable)
     _check_side(profile, config.side)

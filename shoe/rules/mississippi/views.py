@@ -1,9 +1,9 @@
 """What may be shown, and the round's result.
 
-:meth:`ViewActions.public_state` never shows a seat's cards before that seat is settled (a folded hand
+:meth:`Views.public_state` never shows a seat's cards before that seat is settled (a folded hand
 is collected face down and never shown), nor a community card before its reveal.
-:meth:`ViewActions.view` with ``can_see_holes=True`` (surveillance, the journal) adds every dealt
-hand, still never an unrevealed community card.  :meth:`ViewActions.result` is what ``shoectl play``
+:meth:`Views.view` with ``can_see_holes=True`` (surveillance, the journal) adds every dealt
+hand, still never an unrevealed community card.  :meth:`Views.result` is what ``shoectl play``
 prints: per seat ``cards``, ``hand``, ``outcome``, ``net`` and ``side``, plus the dealing and
 settlement orders.
 """
@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from shoe.hands import evaluate5
-from shoe.rules.mississippi.dealing import DealingActions
+from shoe.rules.mississippi.core import RoundCore
+from shoe.rules.mississippi.dealing import Dealing
 from shoe.rules.mississippi.ledger import SeatLedger
 from shoe.rules.mississippi.records import MisdealRecord, Outcome, SeatSettlement, SideResult
-from shoe.rules.mississippi.settling import SettlingActions
+from shoe.rules.mississippi.settling import Settling
 from shoe.rules.mississippi.states import TERMINAL
-from shoe.rules.mississippi.streets import StreetActions
+from shoe.rules.mississippi.streets import Streets
 from shoe.rules.profiles import SideBet
 
-__all__ = ["PublicView", "RoundResult", "SeatResult", "SeatView", "ViewActions"]
+__all__ = ["PublicView", "RoundResult", "SeatResult", "SeatView", "Views"]
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,18 @@ def _status(entry: SeatLedger) -> str:
     return "dealt" if entry.dealt else "waiting"
 
 
-class ViewActions(DealingActions, StreetActions, SettlingActions):
+class Views:
+    """What may be shown of the round, and its result."""
+
+    def __init__(self, core: RoundCore, dealing: Dealing, streets: Streets, settling: Settling) -> None:
+        self._core = core
+        self._dealing = dealing
+        self._streets = streets
+        self._settling = settling
+
     def view(self, *, can_see_holes: bool = False) -> PublicView:
         """The table as a role may see it; see the module docstring for what is never shown."""
-        book = self._book
+        book = self._core.book
         seats = tuple(
             SeatView(
                 e.seat,
@@ -127,17 +136,17 @@ class ViewActions(DealingActions, StreetActions, SettlingActions):
         )
         shown: list[str | None] = [c.code for c in book.revealed]
         if book.community_dealt:
-            shown += [None] * (self.profile.community_cards - len(shown))
+            shown += [None] * (self._core.profile.community_cards - len(shown))
         return PublicView(
-            self.profile.game,
-            self.profile.jurisdiction,
-            self.state.value,
+            self._core.profile.game,
+            self._core.profile.jurisdiction,
+            self._core.state.value,
             seats,
             tuple(shown),
-            self.next_stack_seat,
-            self.next_to_decide,
-            self.next_to_settle,
-            self.table.cap,
+            self._dealing.next_stack_seat,
+            self._streets.next_to_decide,
+            self._settling.next_to_settle,
+            self._core.table.cap,
         )
 
     def public_state(self) -> PublicView:
@@ -145,11 +154,11 @@ class ViewActions(DealingActions, StreetActions, SettlingActions):
         return self.view(can_see_holes=False)
 
     def _seat_result(self, entry: SeatLedger, misdeal: MisdealRecord | None) -> SeatResult:
-        shown = self.state in TERMINAL or entry.settlement is not None
+        shown = self._core.state in TERMINAL or entry.settlement is not None
         cards = tuple(c.code for c in entry.hole) if shown else ()
         hand = None
-        if shown and entry.dealt and len(self._book.revealed) == self.profile.community_cards:
-            hand = evaluate5((*entry.hole, *self._book.revealed)).category.value
+        if shown and entry.dealt and len(self._core.book.revealed) == self._core.profile.community_cards:
+            hand = evaluate5((*entry.hole, *self._core.book.revealed)).category.value
         stakes = sum(entry.stakes)
         if misdeal is not None:
             return SeatResult(entry.seat, cards, hand, Outcome.VOID.value, 0, ())
@@ -158,7 +167,9 @@ class ViewActions(DealingActions, StreetActions, SettlingActions):
             return SeatResult(entry.seat, cards, hand, settled.outcome.value, settled.net, settled.side)
         if entry.forfeited:
             side = tuple(
-                SideResult(b.value, a, Outcome.FORFEIT, "", 0, 0, -a, "tray", False, "", self.rules.information_sharing)
+                SideResult(
+                    b.value, a, Outcome.FORFEIT, "", 0, 0, -a, "tray", False, "", self._core.rules.information_sharing
+                )
                 for b, a in sorted(entry.side.items(), key=lambda kv: kv[0].value)
             )
             return SeatResult(entry.seat, cards, hand, Outcome.FORFEIT.value, -stakes, side)
@@ -171,7 +182,7 @@ class ViewActions(DealingActions, StreetActions, SettlingActions):
         amount = entry.side.get(SideBet.PROGRESSIVE)
         if amount is None or entry.hand_kept:
             return ()
-        rule = self.rules.fold_with_side_wagers
+        rule = self._core.rules.fold_with_side_wagers
         return (
             SideResult(SideBet.PROGRESSIVE.value, amount, Outcome.FOLD, "", 0, 0, -amount, "tray", False, "", rule),
         )
@@ -181,13 +192,13 @@ class ViewActions(DealingActions, StreetActions, SettlingActions):
 
         Cards and hands appear for settled seats, and for every seat once the round is over (complete
         or void): this is the journal's and ``shoectl play``'s summary, not a live table view."""
-        book = self._book
+        book = self._core.book
         misdeal = next((r for r in book.records if isinstance(r, MisdealRecord)), None)
         settled = tuple(r.seat for r in book.records if isinstance(r, SeatSettlement))
         return RoundResult(
-            self.profile.game,
-            self.profile.jurisdiction,
-            self.state.value,
+            self._core.profile.game,
+            self._core.profile.jurisdiction,
+            self._core.state.value,
             tuple(book.stack_order),
             settled,
             tuple(c.code for c in book.revealed),

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.dealing import clockwise_from
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.records import ActionKind, BettingAction
 from shoe.rules.stud.states import Street
 
@@ -127,16 +128,16 @@ class BettingRound:
 
     # -- the action itself -------------------------------------------------------------------------
     def verify(self, seat: int, kind: ActionKind, amount: int | None = None) -> LegalAction:
-        """Return the matching :class:`LegalAction` or raise :class:`StudRuleViolation` saying why not."""
+        """Return the matching :class:`LegalAction` or raise :class:`RuleViolation` saying why not."""
         to_act = self.to_act
         if to_act is None:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"the {self.street.label} street betting round is complete",
                 rule=cite("e" if self.street is Street.THIRD else "g"),
                 code="out-of-order",
             )
         if seat != to_act:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"seat {seat} may not act: seat {to_act} is to act", rule=self.rule(), code="out-of-turn"
             )
         legal = self.legal()
@@ -160,13 +161,13 @@ class BettingRound:
                 )
             else:
                 why = "not available now"
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"seat {seat} may not {kind.value}: {why}; legal: {names}",
                 rule=self.rule(),
                 code="raise-cap" if capped else "illegal-action",
             )
         if amount is not None and (type(amount) is not int or amount != match.amount):
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"{kind.value} by seat {seat} is {match.amount} (fixed limit), not {amount!r}",
                 rule=self.rule(),
                 code="wrong-amount",

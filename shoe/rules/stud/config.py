@@ -18,20 +18,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.states import Street
 
 __all__ = ["MAX_SEATS", "StudTableConfig"]
 
-MAX_SEATS = 8
-"""N.J.A.C. 13:47-20.35(b): a poker table is restricted to a maximum of eight players."""
+MAX_SEATS = NJ_SEVEN_CARD_STUD.max_seats
+"""N.J.A.C. 13:47-20.35(b): a poker table is restricted to a maximum of eight players (the profile)."""
 
 
 def _cents(name: str, value: object) -> int:
     if type(value) is not int:
-        raise StudRuleViolation(
-            f"{name} must be an int number of cents, not {value!r}", rule=cite("b"), code="bad-config"
-        )
+        raise RuleViolation(f"{name} must be an int number of cents, not {value!r}", rule=cite("b"), code="bad-config")
     return value
 
 
@@ -63,9 +63,7 @@ class StudTableConfig:
         if type(self.max_seats) is not int or not 2 <= self.max_seats <= MAX_SEATS:
             problems.append(f"max_seats {self.max_seats!r} must be 2..{MAX_SEATS}")
         if problems:
-            raise StudRuleViolation(
-                "bad table configuration: " + "; ".join(problems), rule=cite("b"), code="bad-config"
-            )
+            raise RuleViolation("bad table configuration: " + "; ".join(problems), rule=cite("b"), code="bad-config")
 
     def bet_size(self, street: Street) -> int:
         """The fixed bet and raise size: small bet on 3rd and 4th street, big bet on 5th to 7th."""
@@ -85,10 +83,10 @@ class StudTableConfig:
         known = {"ante", "bring_in", "small_bet", "big_bet", "max_raises", "max_seats"}
         unknown = sorted(set(table) - known)
         if unknown:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"unknown table keys {unknown}; known: {sorted(known)}", rule=cite("b"), code="bad-config"
             )
         missing = sorted({"bring_in", "small_bet", "big_bet"} - set(table))
         if missing:
-            raise StudRuleViolation(f"missing table keys {missing}", rule=cite("b"), code="bad-config")
+            raise RuleViolation(f"missing table keys {missing}", rule=cite("b"), code="bad-config")
         return cls(**{"ante": 0, **table})

@@ -1,6 +1,8 @@
 """Who gets the next card: dealing plans, burns, the common card and the burn reshuffle.
 
 Pure functions and one small value class; the hand (``hand.py``) walks a plan one card at a time.
+The plans are read from the hand's :class:`~shoe.rules.profiles.StudProfile` (its streets: burn and
+faces; its dealing order; its bring-in suit order); the NJ profile's values give the rules below.
 
 * (c) 3rd street: starting with the first player to the dealer's left, clockwise (ascending seats),
   two rounds face down and one round face up.  No burn precedes 3rd street: the text first burns
@@ -23,13 +25,17 @@ from enum import Enum
 
 from shoe.cards import Card
 from shoe.hands import ShowingValue, showing_value
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD as _NJ
+from shoe.rules.profiles import Face, SeatOrder, StudProfile
 from shoe.rules.stud.states import Street
 
 __all__ = [
     "DealStep",
     "Target",
     "bring_in_seat",
+    "cards_before_seventh",
     "clockwise_from",
+    "dealing_order",
     "first_to_act",
     "needs_common_card",
     "needs_reshuffle",
@@ -65,10 +71,20 @@ class DealStep:
         return str(self.target.value)
 
 
-def third_street_plan(seats: Iterable[int]) -> tuple[DealStep, ...]:
-    """(c) Two rounds face down and one face up, clockwise from the dealer's left (ascending seats)."""
-    order = sorted(seats)
-    return tuple(DealStep(Target.SEAT, Street.THIRD, seat, face_up=(rnd == 2)) for rnd in range(3) for seat in order)
+def dealing_order(seats: Iterable[int], order: SeatOrder = _NJ.deal_order) -> list[int]:
+    """(c) The seats in the profile's dealing order: ascending is clockwise from the dealer's left."""
+    return sorted(seats, reverse=order is SeatOrder.DESCENDING)
+
+
+def third_street_plan(seats: Iterable[int], profile: StudProfile = _NJ) -> tuple[DealStep, ...]:
+    """(c) One round per face of the profile's 3rd street (NJ: down, down, up), in dealing order."""
+    spec = profile.streets[0]
+    order = dealing_order(seats, profile.deal_order)
+    burn = (DealStep(Target.BURN, Street.THIRD),) if spec.burn else ()
+    return (
+        *burn,
+        *(DealStep(Target.SEAT, Street.THIRD, seat, face_up=face is Face.UP) for face in spec.faces for seat in order),
+    )
 
 
 def needs_common_card(stub_remaining: int, live: int) -> bool:
@@ -81,20 +97,32 @@ def needs_reshuffle(stub_remaining: int) -> bool:
     return stub_remaining <= 1
 
 
-def street_plan(street: Street, live_seats: Iterable[int], stub_remaining: int) -> tuple[DealStep, ...]:
-    """(f), (h) The plan for 4th to 7th street: a burn, then one card per live seat clockwise.
+def street_plan(
+    street: Street, live_seats: Iterable[int], stub_remaining: int, profile: StudProfile = _NJ
+) -> tuple[DealStep, ...]:
+    """(f), (h) The plan for 4th to 7th street: the profile's burn, then its rounds in dealing order.
 
     On 7th street, when the stub is short, the plan is [reshuffle,] burn, common card face up.
     """
     if street is Street.THIRD:
         raise ValueError("3rd street has its own plan: third_street_plan()")
-    order = sorted(live_seats)
+    spec = profile.streets[street - Street.THIRD]
+    order = dealing_order(live_seats, profile.deal_order)
     if street is Street.SEVENTH and needs_common_card(stub_remaining, len(order)):
         steps = [DealStep(Target.RESHUFFLE, street)] if needs_reshuffle(stub_remaining) else []
         steps += [DealStep(Target.BURN, street), DealStep(Target.COMMON, street, face_up=True)]
         return tuple(steps)
-    face_up = street is not Street.SEVENTH
-    return (DealStep(Target.BURN, street), *(DealStep(Target.SEAT, street, seat, face_up=face_up) for seat in order))
+    burn = (DealStep(Target.BURN, street),) if spec.burn else ()
+    return (
+        *burn,
+        *(DealStep(Target.SEAT, street, seat, face_up=face is Face.UP) for face in spec.faces for seat in order),
+    )
+
+
+def cards_before_seventh(players: int, profile: StudProfile = _NJ) -> int:
+    """(h) Cards 3rd to 6th street take from the stub with ``players`` in: the least stub that can reach
+    7th street (NJ: 6 x players + 3)."""
+    return sum(len(spec.faces) * players + spec.burn for spec in profile.streets[:-1])
 
 
 def clockwise_from(start: int, seats: Iterable[int], *, include_start: bool = True) -> tuple[int, ...]:
@@ -109,14 +137,13 @@ def clockwise_from(start: int, seats: Iterable[int], *, include_start: bool = Tr
     return (*head, *after, *before)
 
 
-def bring_in_seat(up_cards: dict[int, Card]) -> int:
-    """(d) The seat with the lowest up-card: by rank (ace high), ties by suit, clubs lowest.
-
-    ``Card`` orders by (rank, suit) with clubs < diamonds < hearts < spades, which is the order of (d).
-    """
+def bring_in_seat(up_cards: dict[int, Card], profile: StudProfile = _NJ) -> int:
+    """(d) The seat with the lowest up-card: by rank (ace high), ties by the profile's suit order
+    (NJ: spades, hearts, diamonds, clubs from high to low, so clubs are lowest)."""
     if not up_cards:
         raise ValueError("no up-cards to compare")
-    return min(up_cards, key=lambda seat: up_cards[seat])
+    suits = profile.bring_in_suits_high_to_low
+    return min(up_cards, key=lambda seat: (up_cards[seat].rank, -suits.index(up_cards[seat].code[1])))
 
 
 def first_to_act(showing: dict[int, Sequence[Card]]) -> int:

@@ -3,7 +3,7 @@
 The caller (the service that owns the shoe link) feeds every card the shoe reads with :meth:`deal` and
 every player decision with the betting triplets (``actions.py``).  The hand says what it expects next
 (:attr:`next_card`, :attr:`to_act`, :meth:`legal_actions`) and refuses anything else with a
-:class:`StudRuleViolation` that names the rule; a refused call changes nothing, because every call is
+:class:`RuleViolation` that names the rule; a refused call changes nothing, because every call is
 verified completely before anything is changed.  Pure: no I/O, no threads, no clocks.
 
 The stub: the caller says how many cards the shoe holds when the hand starts (``stub_size``, 52 for a
@@ -16,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from shoe.cards import Card
+from shoe.rules.actions import can
+from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD, StudProfile
 from shoe.rules.stud.betting import BettingRound, LegalAction
 from shoe.rules.stud.config import StudTableConfig
 from shoe.rules.stud.dealing import DealStep, Target, bring_in_seat, first_to_act, street_plan
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.queries import HandQueries
 from shoe.rules.stud.records import (
     ActionKind,
@@ -46,27 +49,26 @@ class StudHand(HandQueries):
     def verify_deal(self, card: Card, target: int | str | None = None) -> DealStep:
         """Raise unless ``card`` may be dealt now (to ``target``: a seat, ``"burn"`` or ``"common"``)."""
         step = self.next_card
-        rule = cite(PHASE_RULE[self.phase])
+        street = self.phase.street
+        if step is None or street is None:
+            rule = cite(PHASE_RULE[self.phase])
+        else:  # a dealing phase: the rule of the profile's street
+            rule = self.profile.streets[street - Street.THIRD].rule
         if step is None:
-            raise StudRuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
+            raise RuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
         if step.target is Target.RESHUFFLE:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 "the burn cards must be reshuffled before the next card", rule=cite("h"), code="out-of-order"
             )
         if target is not None and target != (step.seat if step.target is Target.SEAT else step.target.value):
-            raise StudRuleViolation(f"the next card is for {step}, not {target!r}", rule=rule, code="wrong-target")
+            raise RuleViolation(f"the next card is for {step}, not {target!r}", rule=rule, code="wrong-target")
         if not isinstance(card, Card):
-            raise StudRuleViolation(f"{card!r} is not a card", rule=rule, code="unknown-card")
+            raise RuleViolation(f"{card!r} is not a card", rule=rule, code="unknown-card")
         if card not in self._known_in_stub and (card in self._seen or not self._unknown_in_stub):
-            raise StudRuleViolation(f"{card.code} is not in the stub (already dealt)", rule=rule, code="unknown-card")
+            raise RuleViolation(f"{card.code} is not in the stub (already dealt)", rule=rule, code="unknown-card")
         return step
 
-    def can_deal(self, card: Card, target: int | str | None = None) -> bool:
-        try:
-            self.verify_deal(card, target)
-        except StudRuleViolation:
-            return False
-        return True
+    can_deal = can(verify_deal)
 
     def deal(self, card: Card, target: int | str | None = None) -> CardDealt:
         """Place the card the shoe just read where the plan says; start betting after the last one."""
@@ -94,15 +96,10 @@ class StudHand(HandQueries):
         """(h) Raise unless the plan calls for the burn reshuffle now; else the new stub size."""
         step = self.next_card
         if step is None or step.target is not Target.RESHUFFLE:
-            raise StudRuleViolation(f"no burn reshuffle is due (next: {step})", rule=cite("h"), code="out-of-order")
+            raise RuleViolation(f"no burn reshuffle is due (next: {step})", rule=cite("h"), code="out-of-order")
         return len(self._burns) + self._unknown_in_stub
 
-    def can_reshuffle_burns(self) -> bool:
-        try:
-            self.verify_reshuffle_burns()
-        except StudRuleViolation:
-            return False
-        return True
+    can_reshuffle_burns = can(verify_reshuffle_burns)
 
     def reshuffle_burns(self) -> BurnsReshuffled:
         """(h) The dealer shuffled the burn cards with what was left of the stub into the shoe."""
@@ -117,7 +114,7 @@ class StudHand(HandQueries):
     def _open_betting(self, street: Street) -> None:
         live = self.live_seats
         if street is Street.THIRD:
-            first = self._bring_in = bring_in_seat({s: self.up_cards(s)[0] for s in live})
+            first = self._bring_in = bring_in_seat({s: self.up_cards(s)[0] for s in live}, self.profile)
             self._round = BettingRound(
                 street,
                 first,
@@ -140,9 +137,9 @@ class StudHand(HandQueries):
         try:
             kind = ActionKind.parse(action)
         except ValueError as exc:
-            raise StudRuleViolation(str(exc), rule=cite(""), code="unknown-action") from None
+            raise RuleViolation(str(exc), rule=cite(""), code="unknown-action") from None
         if self._round is None or not self.legal_actions():
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"no betting action is due in phase {self.phase.value!r}",
                 rule=cite(PHASE_RULE[self.phase]),
                 code="out-of-order",
@@ -166,9 +163,10 @@ class StudHand(HandQueries):
         elif self._round.closed:
             self._machine.fire("betting_closed")
             if street is Street.SEVENTH:
-                self._settle(settle_showdown(self.pot, {s: self.cards(s) for s in self.live_seats}))
+                self._settle(settle_showdown(self.pot, {s: self.cards(s) for s in self.live_seats}, self.profile))
             else:
-                self._plan, self._step = street_plan(Street(street + 1), self.live_seats, self.stub_remaining), 0
+                plan = street_plan(Street(street + 1), self.live_seats, self.stub_remaining, self.profile)
+                self._plan, self._step = plan, 0
         return record
 
     def _settle(self, settlement: Settlement) -> None:
@@ -180,13 +178,19 @@ class StudHand(HandQueries):
     # -- replay ------------------------------------------------------------------------------------
     @classmethod
     def replay(
-        cls, config: StudTableConfig, seats: Iterable[int], records: Iterable[Record], *, stub_size: int = 52
+        cls,
+        config: StudTableConfig,
+        seats: Iterable[int],
+        records: Iterable[Record],
+        *,
+        stub_size: int = 52,
+        profile: StudProfile = NJ_SEVEN_CARD_STUD,
     ) -> StudHand:
         """Rebuild a hand from its audit trail, checking that every record is reproduced exactly.
 
         Antes and awards are produced by the hand itself; the replay checks them too.
         """
-        hand = cls(config, seats, stub_size=stub_size)
+        hand = cls(config, seats, stub_size=stub_size, profile=profile)
         expected = list(records)
         for record in expected:
             if isinstance(record, CardDealt):
@@ -198,7 +202,5 @@ class StudHand(HandQueries):
             elif not isinstance(record, AntePosted | PotAwarded):  # pragma: no cover - Record is closed
                 raise TypeError(f"not a record: {record!r}")
         if hand.records != tuple(expected):
-            raise StudRuleViolation(
-                "the replayed hand does not reproduce its records", rule=cite(""), code="out-of-order"
-            )
+            raise RuleViolation("the replayed hand does not reproduce its records", rule=cite(""), code="out-of-order")
         return hand

@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping
 
 from shoe.cards import Card
 from shoe.hands import Category, HandValue, best_hand
+from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD, StudProfile
 from shoe.rules.stud.actions import BettingTriplets
 from shoe.rules.stud.betting import BettingRound, LegalAction, default_action
 from shoe.rules.stud.config import StudTableConfig
-from shoe.rules.stud.dealing import DealStep, third_street_plan
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.dealing import DealStep, cards_before_seventh, third_street_plan
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.machine import PhaseMachine
 from shoe.rules.stud.records import AntePosted, Record
 from shoe.rules.stud.showdown import Settlement
@@ -25,31 +27,46 @@ from shoe.rules.stud.views import PublicView, SeatView
 __all__ = ["HandQueries"]
 
 
-def _check_seats(seats: Iterable[int], config: StudTableConfig) -> tuple[int, ...]:
+def _check_seats(seats: Iterable[int], config: StudTableConfig, profile: StudProfile) -> tuple[int, ...]:
     order = tuple(sorted(seats))
-    if len(order) > config.max_seats:
-        raise StudRuleViolation(
-            f"{len(order)} players: a table takes at most {config.max_seats}", rule=cite("b"), code="too-many-players"
-        )
-    if any(type(s) is not int or not 1 <= s <= config.max_seats for s in order) or len(set(order)) != len(order):
-        raise StudRuleViolation(
-            f"seats {order} must be distinct ints 1..{config.max_seats}", rule=cite("b"), code="bad-seats"
-        )
+    limit = min(config.max_seats, profile.max_seats)  # (b): the posted table, within the profile's limit
+    if len(order) > limit:
+        message = f"{len(order)} players: a table takes at most {limit}"
+        raise RuleViolation(message, rule=cite("b"), code="too-many-players")
+    if any(type(s) is not int or not 1 <= s <= limit for s in order) or len(set(order)) != len(order):
+        raise RuleViolation(f"seats {order} must be distinct ints 1..{limit}", rule=cite("b"), code="bad-seats")
     if len(order) < 2:
-        raise StudRuleViolation("a hand needs at least two players", rule=cite("b"), code="bad-seats")
+        raise RuleViolation("a hand needs at least two players", rule=cite("b"), code="bad-seats")
     return order
+
+
+def _check_profile(profile: StudProfile) -> StudProfile:
+    """The streets must be 3rd to 7th, in order: the phase table has exactly those five."""
+    names = [spec.name for spec in profile.streets]
+    want = [f"{s.value}{'rd' if s is Street.THIRD else 'th'}" for s in Street]
+    if names != want:
+        raise RuleViolation(f"profile streets {names} must be {want}", rule=cite("c"), code="bad-config")
+    return profile
 
 
 class HandQueries(BettingTriplets):
     """State of one hand and the questions the controller, the CLI and the table display ask."""
 
-    def __init__(self, config: StudTableConfig, seats: Iterable[int], *, stub_size: int = 52) -> None:
+    def __init__(
+        self,
+        config: StudTableConfig,
+        seats: Iterable[int],
+        *,
+        stub_size: int = 52,
+        profile: StudProfile = NJ_SEVEN_CARD_STUD,
+    ) -> None:
         self.config = config
-        self.seats = _check_seats(seats, config)
+        self.profile = _check_profile(profile)
+        self.seats = _check_seats(seats, config, profile)
         self.stub_size = stub_size
-        need = 6 * len(self.seats) + 3  # 3rd street, then a burn and a card per player on 4th-6th
+        need = cards_before_seventh(len(self.seats), profile)  # NJ: 3rd street, a burn and a card on 4th-6th
         if type(stub_size) is not int or not need <= stub_size <= 52:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"a stub of {stub_size!r} cards cannot reach 7th street with "
                 f"{len(self.seats)} players (need {need}..52)",
                 rule=cite("h"),
@@ -63,7 +80,7 @@ class HandQueries(BettingTriplets):
         self._seen: set[Card] = set()
         self._known_in_stub: set[Card] = set()  # burns shuffled back in (h)
         self._unknown_in_stub = stub_size
-        self._plan: tuple[DealStep, ...] = third_street_plan(self.seats)
+        self._plan: tuple[DealStep, ...] = third_street_plan(self.seats, profile)
         self._step = 0
         self._folded: list[int] = []
         self._contrib: dict[int, int] = dict.fromkeys(self.seats, 0)

@@ -16,7 +16,7 @@ A script is the JSON object the CLI reads::
   Without ``actions`` every player checks or calls (the bring-in brings in for the bring-in amount);
   when the list runs out, the rest of the hand is checked or called too.
 * :func:`play` stops early, returning the unfinished hand, when the shoe runs out of cards.
-  Any refused card or action raises :class:`StudRuleViolation` with the script position in the message.
+  Any refused card or action raises :class:`RuleViolation` with the script position in the message.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from shoe.cards import Card, CardError
+from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.config import StudTableConfig
 from shoe.rules.stud.dealing import Target
-from shoe.rules.stud.errors import StudRuleViolation, cite
+from shoe.rules.stud.errors import cite
 from shoe.rules.stud.hand import StudHand
 
 __all__ = ["GAME", "JURISDICTION", "from_script", "play"]
@@ -80,12 +81,12 @@ def from_script(script: Mapping[str, Any]) -> StudHand:
     """Validate a script object (see the module docstring) and :func:`play` it."""
     for key, want in (("game", GAME), ("jurisdiction", JURISDICTION)):
         if script.get(key) != want:
-            raise StudRuleViolation(
+            raise RuleViolation(
                 f"script {key} is {script.get(key)!r}, expected {want!r}", rule=cite(""), code="bad-config"
             )
     for key in ("table", "shoe", "seats"):
         if key not in script:
-            raise StudRuleViolation(f"script has no {key!r}", rule=cite(""), code="bad-config")
+            raise RuleViolation(f"script has no {key!r}", rule=cite(""), code="bad-config")
     config = StudTableConfig.from_mapping(dict(script["table"]))
     return play(
         config, script["seats"], script["shoe"], script.get("actions"), stub_size=int(script.get("stub_size", 52))
@@ -98,12 +99,12 @@ def _card(raw: Card | str, where: str) -> Card:
     try:
         return Card.parse(raw)
     except CardError as exc:
-        raise StudRuleViolation(f"{where}: {exc}", rule=cite(""), code="unknown-card") from None
+        raise RuleViolation(f"{where}: {exc}", rule=cite(""), code="unknown-card") from None
 
 
 def _action(line: Action, pos: int) -> tuple[int, str, int | None]:
     if isinstance(line, str | bytes) or len(line) not in (2, 3):
-        raise StudRuleViolation(
+        raise RuleViolation(
             f"actions[{pos - 1}] {line!r} is not [seat, action, amount]", rule=cite(""), code="unknown-action"
         )
     seat, kind = line[0], line[1]
@@ -116,5 +117,5 @@ def _at(where: str) -> Iterator[None]:
     """Prefix a refusal's message with the script position that caused it."""
     try:
         yield
-    except StudRuleViolation as exc:
-        raise StudRuleViolation(f"{where}: {exc.message}", rule=exc.rule, code=exc.code) from exc
+    except RuleViolation as exc:
+        raise RuleViolation(f"{where}: {exc.message}", rule=exc.rule, code=exc.code) from exc

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 
 from shoe.cards import Card
 from shoe.hands import HandValue, best_hand
+from shoe.rules.profiles import NJ_SEVEN_CARD_STUD as _NJ
+from shoe.rules.profiles import StudProfile
 
 __all__ = ["Settlement", "odd_chip_seat", "settle_showdown", "settle_uncontested", "split_pot"]
-
-MAX_ODD_CHIPS = 100
-"""(i) The excess given to one player "shall not exceed $1.00" (cents)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +35,19 @@ class Settlement:
     uncontested: bool
 
 
-def odd_chip_seat(tied: Sequence[int], cards: Mapping[int, Sequence[Card]]) -> int:
-    """The tied seat holding the highest card by rank then suit; ties on a shared card go further down."""
-    return max(tied, key=lambda seat: sorted(cards[seat], reverse=True))
+def odd_chip_seat(tied: Sequence[int], cards: Mapping[int, Sequence[Card]], profile: StudProfile = _NJ) -> int:
+    """The tied seat holding the highest card by rank then suit (the profile's showdown suit order);
+    ties on a shared card go further down."""
+    suits = profile.showdown_suits_high_to_low
+
+    def strength(card: Card) -> tuple[int, int]:
+        return (card.rank, -suits.index(card.code[1]))
+
+    return max(tied, key=lambda seat: sorted(map(strength, cards[seat]), reverse=True))
 
 
 def split_pot(
-    pot: int, winners: Sequence[int], cards: Mapping[int, Sequence[Card]]
+    pot: int, winners: Sequence[int], cards: Mapping[int, Sequence[Card]], profile: StudProfile = _NJ
 ) -> tuple[dict[int, int], int | None, int]:
     """Divide ``pot`` equally among ``winners``; return (shares, odd-chip seat or None, odd chips)."""
     if not winners:
@@ -51,19 +56,19 @@ def split_pot(
     shares = dict.fromkeys(sorted(winners), share)
     if not rest:
         return shares, None, 0
-    if rest > MAX_ODD_CHIPS:  # pragma: no cover - impossible with at most eight players
-        raise ValueError(f"odd chips {rest} exceed $1.00")
-    seat = odd_chip_seat(sorted(winners), cards)
+    if rest > profile.odd_chip_max_cents:  # pragma: no cover - impossible with at most eight players
+        raise ValueError(f"odd chips {rest} exceed the {profile.odd_chip_max_cents} cents of (i)")
+    seat = odd_chip_seat(sorted(winners), cards, profile)
     shares[seat] += rest
     return shares, seat, rest
 
 
-def settle_showdown(pot: int, cards: Mapping[int, Sequence[Card]]) -> Settlement:
+def settle_showdown(pot: int, cards: Mapping[int, Sequence[Card]], profile: StudProfile = _NJ) -> Settlement:
     """(i)(1)-(2) Evaluate every seat still in and divide the pot among the best hands."""
     hands = {seat: best_hand(tuple(hand)) for seat, hand in cards.items()}
     top = max(hands.values())
     winners = tuple(sorted(seat for seat, value in hands.items() if value == top))
-    shares, seat, odd = split_pot(pot, winners, cards)
+    shares, seat, odd = split_pot(pot, winners, cards, profile)
     return Settlement(winners, shares, seat, odd, hands, uncontested=False)
 
 

@@ -1,14 +1,16 @@
 """Streets, phases and the phase transition table, as data (N.J.A.C. 13:47-20.35(c)-(i)).
 
-The table below is the single source for the state machine (``machine.py``) and for the diagram in
+The table below is the single source for the state machine (``machine.py``, over the shared
+``transitions`` wrapper :mod:`shoe.rules.machine`) and for the diagram in
 docs/seven-card-stud.md (``machine.mermaid()``), so the picture cannot drift from the code.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, IntEnum
 from itertools import pairwise
+
+from shoe.rules.machine import Edge
 
 __all__ = [
     "BETTING_PHASES",
@@ -110,32 +112,22 @@ PHASE_RULE: dict[Phase, str] = {
 """The paragraph of N.J.A.C. 13:47-20.35 that governs each phase (cited when an action is refused)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
-    """One row of the table: ``trigger`` moves the hand from ``source`` to ``dest``; ``rule`` cites why."""
-
-    trigger: str
-    source: Phase
-    dest: Phase
-    rule: str
+Transition = Edge[Phase]
+"""One row of the table (:class:`shoe.rules.machine.Edge`): ``trigger`` moves the hand from ``source``
+to ``dest``; ``rule`` is the paragraph of N.J.A.C. 13:47-20.35 that says why."""
 
 
 def _rows() -> tuple[Transition, ...]:
     rows = [
-        Transition("cards_dealt", Phase.DEAL_THIRD, Phase.BRING_IN, "d"),
-        Transition("forced_bet", Phase.BRING_IN, Phase.BET_THIRD, "e"),
+        Transition("cards_dealt", Phase.DEAL_THIRD, Phase.BRING_IN, rule="d"),
+        Transition("forced_bet", Phase.BRING_IN, Phase.BET_THIRD, rule="e"),
     ]
     for street, nxt in pairwise(Street):
-        rows.append(
-            Transition(
-                "betting_closed", BETTING_PHASES[street], DEALING_PHASES[nxt], "f" if nxt is Street.FOURTH else "h"
-            )
-        )
-        rows.append(
-            Transition("cards_dealt", DEALING_PHASES[nxt], BETTING_PHASES[nxt], "f" if nxt is Street.FOURTH else "h")
-        )
-    rows.append(Transition("betting_closed", Phase.BET_SEVENTH, Phase.SHOWDOWN, "i"))
-    rows.extend(Transition("all_but_one_folded", p, Phase.UNCONTESTED, "i") for p in BETTING_PHASES.values())
+        rule = "f" if nxt is Street.FOURTH else "h"
+        rows.append(Transition("betting_closed", BETTING_PHASES[street], DEALING_PHASES[nxt], rule=rule))
+        rows.append(Transition("cards_dealt", DEALING_PHASES[nxt], BETTING_PHASES[nxt], rule=rule))
+    rows.append(Transition("betting_closed", Phase.BET_SEVENTH, Phase.SHOWDOWN, rule="i"))
+    rows.extend(Transition("all_but_one_folded", p, Phase.UNCONTESTED, rule="i") for p in BETTING_PHASES.values())
     return tuple(rows)
 
 

@@ -1,16 +1,20 @@
-"""What every group of round actions shares: the profile, the table, the machine, the ledger, and
-the helpers that refuse, record and void.  The action groups (:mod:`.wagering`, :mod:`.dealing`,
-:mod:`.streets`, :mod:`.settling`, :mod:`.interrupts`) are mixins over this base; the public class is
-:class:`shoe.rules.mississippi.machine.MississippiRound`.
+"""The round's shared state and the primitives every part uses: refuse, record, void.
+
+:class:`RoundCore` holds the profile, the table, the state machine (:class:`.flow.Flow`) and the
+ledger, and does the three things every action ends with: refuse a step the table lacks
+(:meth:`RoundCore.check_step`), commit a record and fire its trigger (:meth:`RoundCore.commit`), or
+void the round (:meth:`RoundCore.misdeal`, rules digest "Irregularities").  The parts with one job
+each (:mod:`.wagering`, :mod:`.dealing`, :mod:`.streets`, :mod:`.settling`, :mod:`.interrupts`,
+:mod:`.views`) hold a reference to one core; the public class,
+:class:`shoe.rules.mississippi.machine.MississippiRound`, delegates to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 from shoe.cards import Card, CardError
-from shoe.rules.errors import IllegalAction, RoundPaused, RuleViolation, UnknownSeat
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi.flow import Flow
 from shoe.rules.mississippi.ledger import Ledger, SeatLedger
 from shoe.rules.mississippi.records import MisdealRecord, Record
@@ -18,7 +22,7 @@ from shoe.rules.mississippi.states import STREETS, RoundState, transition_table
 from shoe.rules.mississippi.table import Table, TableConfig, resolve_table
 from shoe.rules.profiles import Citations, CommunitySource, Irregularity, MississippiProfile
 
-__all__ = ["CardInput", "RoundBase"]
+__all__ = ["CardInput", "RoundCore"]
 
 R = TypeVar("R", bound=Record)
 
@@ -26,20 +30,20 @@ CardInput = Card | str | None
 """A card as the shoe or the dealer display gives it: a :class:`Card`, a code, or ``None`` (unreadable)."""
 
 
-class RoundBase:
-    """State and shared helpers of a Mississippi stud round."""
+class RoundCore:
+    """State and shared primitives of one Mississippi stud round."""
 
     def __init__(self, profile: MississippiProfile, config: TableConfig | Table) -> None:
         self.profile = profile
         self.table = config if isinstance(config, Table) else resolve_table(profile, config)
-        self._flow = Flow(transition_table(profile.community_source, self.table.progressive_lockout))
-        self._book = Ledger()
+        self.flow = Flow(transition_table(profile.community_source, self.table.progressive_lockout))
+        self.book = Ledger()
 
     # -- state -------------------------------------------------------------------------------------
 
     @property
     def state(self) -> RoundState:
-        return self._flow.state
+        return self.flow.state
 
     @property
     def rules(self) -> Citations:
@@ -48,7 +52,7 @@ class RoundBase:
     @property
     def records(self) -> tuple[Record, ...]:
         """The audit trail: one frozen record per action taken, in order."""
-        return tuple(self._book.records)
+        return tuple(self.book.records)
 
     @property
     def cap(self) -> int:
@@ -58,52 +62,48 @@ class RoundBase:
     def snapshot(self) -> tuple[object, ...]:
         """Everything the round holds, frozen and comparable (secret cards included: for tests and
         the journal, never for display)."""
-        return (self.state, self._book.freeze())
+        return (self.state, self.book.freeze())
 
     @property
     def expected_stub_count(self) -> int:
         """52 minus the cards dispensed by the shoe: two per stack, plus 3 with a shoe community source."""
-        players = len(self._book.dealing_seats)
+        players = len(self.book.dealing_seats)
         shoe_community = self.profile.community_cards if self.profile.community_source is CommunitySource.SHOE else 0
         return self.profile.deck_size - self.profile.stack_size * players - shoe_community
 
     # -- refusals ----------------------------------------------------------------------------------
 
-    def _check_step(self, trigger: str, action: str, rule: str) -> None:
-        """Refuse ``action`` unless the table allows ``trigger`` now (paused: :class:`RoundPaused`)."""
+    def check_step(self, trigger: str, action: str, rule: str) -> None:
+        """Refuse ``action`` unless the table allows ``trigger`` now (code ``paused`` or ``invalid-in-state``)."""
         if self.state is RoundState.PAUSED and trigger not in ("resume", "misdeal"):
-            raise RoundPaused(f"{action} refused: the round is paused; resume or declare a misdeal", rule=rule)
-        if not self._flow.allows(trigger):
-            raise IllegalAction(f"{action} refused in state {self.state.value}", rule=rule)
-
-    def _seat(self, seat: int, rule: str, action: str) -> SeatLedger:
-        """The ledger of a seat that placed a wager; :class:`UnknownSeat` otherwise."""
-        if type(seat) is not int or not 1 <= seat <= self.profile.max_seats:
-            raise UnknownSeat(
-                f"{action} refused: no seat {seat!r} (seats 1 to {self.profile.max_seats})", rule=self.rules.seats
+            raise RuleViolation(
+                f"{action} refused: the round is paused; resume or declare a misdeal", rule=rule, code="paused"
             )
-        entry = self._book.seats.get(seat)
-        if entry is None:
-            raise UnknownSeat(f"{action} refused: seat {seat} placed no wager", rule=rule)
-        return entry
+        if not self.flow.allows(trigger):
+            raise RuleViolation(f"{action} refused in state {self.state.value}", rule=rule, code="invalid-in-state")
 
-    @staticmethod
-    def _can(check: Callable[..., None], *args: object) -> bool:
-        try:
-            check(*args)
-        except RuleViolation:
-            return False
-        return True
+    def seat(self, seat: int, rule: str, action: str) -> SeatLedger:
+        """The ledger of a seat that placed a wager; refused with code ``unknown-seat`` otherwise."""
+        if type(seat) is not int or not 1 <= seat <= self.profile.max_seats:
+            raise RuleViolation(
+                f"{action} refused: no seat {seat!r} (seats 1 to {self.profile.max_seats})",
+                rule=self.rules.seats,
+                code="unknown-seat",
+            )
+        entry = self.book.seats.get(seat)
+        if entry is None:
+            raise RuleViolation(f"{action} refused: seat {seat} placed no wager", rule=rule, code="unknown-seat")
+        return entry
 
     # -- changes -----------------------------------------------------------------------------------
 
-    def _commit(self, record: R, trigger: str | None = None, *args: object) -> R:
+    def commit(self, record: R, trigger: str | None = None, *args: object) -> R:
         if trigger is not None:
-            self._flow.fire(trigger, *args, rule=record.rule)
-        self._book.records.append(record)
+            self.flow.fire(trigger, *args, rule=record.rule)
+        self.book.records.append(record)
         return record
 
-    def _identify(self, card: object, seen: set[Card]) -> tuple[Card | None, Irregularity | None, str]:
+    def identify(self, card: object, seen: set[Card]) -> tuple[Card | None, Irregularity | None, str]:
         """Check one card against the deck and the cards already seen this round."""
         if card is None:
             return None, Irregularity.UNREADABLE_CARD, "a card could not be read"
@@ -118,11 +118,11 @@ class RoundBase:
             return None, Irregularity.DUPLICATE_CARD, f"card {card.code} was already dealt this round"
         return card, None, ""
 
-    def _misdeal(self, cause: Irregularity, detail: str) -> MisdealRecord:
+    def misdeal(self, cause: Irregularity, detail: str) -> MisdealRecord:
         """Void the round: every wager placed is returned (rules digest, "Irregularities")."""
         row = self.profile.irregularity(cause)
-        returned = tuple((s.seat, s.total_wagered) for _, s in sorted(self._book.seats.items()))
-        prior = self._book.paused_from if self.state is RoundState.PAUSED else self.state
+        returned = tuple((s.seat, s.total_wagered) for _, s in sorted(self.book.seats.items()))
+        prior = self.book.paused_from if self.state is RoundState.PAUSED else self.state
         record = MisdealRecord(
             cause=cause,
             detail=detail,
@@ -134,9 +134,9 @@ class RoundBase:
             prior=prior or self.state,
             rule=self.rules.irregularity,
         )
-        return self._commit(record, "misdeal")
+        return self.commit(record, "misdeal")
 
-    def _finish_if_done(self) -> None:
+    def finish_if_done(self) -> None:
         """Complete the round once no hand is left to settle (everyone folded, or all settled)."""
-        if self.state in (*STREETS, RoundState.SETTLEMENT) and not self._book.pending_seats():
-            self._flow.fire("finish", rule=self.rules.settlement)
+        if self.state in (*STREETS, RoundState.SETTLEMENT) and not self.book.pending_seats():
+            self.flow.fire("finish", rule=self.rules.settlement)
