@@ -55,6 +55,7 @@ class MitmState:
     last_event_no: int = 0
     boot_id: int = 0
     dispensing: bool = False
+    queued: list[tuple[m.Message, int]] = field(default_factory=list)
     rewritten: Counter[str] = field(default_factory=Counter)
     injected: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -118,11 +119,19 @@ class ManInTheMiddle(Transport):
                 run = bytes(self._from_shoe[: end + 1])
                 del self._from_shoe[: end + 1]
                 out += self._pass(run)
-        if self.injector is not None:
-            with self.state.lock:
-                for message, seq in self.injector.due(self.state):
-                    out += codec.encode(message, seq)
+        with self.state.lock:
+            extra, self.state.queued = self.state.queued, []
+            if self.injector is not None:
+                extra += self.injector.due(self.state)
+            for message, seq in extra:
+                out += codec.encode(message, seq)
         return bytes(out)
+
+    def inject(self, message: m.Message, seq: int = 0) -> None:
+        """Send the host this frame (valid, correct CRC) with the next bytes it reads."""
+        with self.state.lock:
+            self.state.queued.append((message, seq))
+            self.state.injected[message.TYPE.name] += 1
 
     def _pass(self, run: bytes) -> bytes:
         items = Deframer().feed(run)
