@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 import structlog
@@ -70,7 +71,8 @@ class Dispenser:
             except DispenseFailed as failed:
                 self._verify(dispense_id, before, failed.cards, failed=True)
                 raise
-            self._verify(dispense_id, before, stack.cards, failed=False)
+            after = self._verify(dispense_id, before, stack.cards, failed=False)
+            stack = replace(stack, counters=(before[0].cards, after[0].cards))
             c._remember(stack)
             return stack
         except ShoeDiscrepancy:
@@ -166,7 +168,7 @@ class Dispenser:
         except ShoeDiscrepancy as exc:
             raise self._settled(exc.cause, exc.detail, tracker.dispense_id) from exc
 
-    def _verify(self, dispense_id: int, before: Position, cards: tuple[CardRead, ...], *, failed: bool) -> None:
+    def _verify(self, dispense_id: int, before: Position, cards: tuple[CardRead, ...], *, failed: bool) -> Position:
         """The stored result and the counters against the stack the events gave; any refusal is a discrepancy."""
         try:
             stored_agrees(dispense_id, self._query(dispense_id), cards, failed=failed)
@@ -177,6 +179,7 @@ class Dispenser:
         except ShoeProtocolError as exc:
             raise self._settled("unverifiable", f"dispense {dispense_id} not checkable: {exc}", dispense_id) from exc
         self.last_after = after
+        return after
 
     # -- exactly once ------------------------------------------------------------------------------
 

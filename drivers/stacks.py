@@ -17,6 +17,8 @@ class Stack:
     dispense_id: int
     cards: tuple[CardRead, ...]
     replayed: bool = False
+    counters: tuple[int, int] | None = None
+    """The shoe's lifetime card counter before and after this stack, once checked (None: not checked)."""
 
     @property
     def codes(self) -> tuple[str | None, ...]:

@@ -93,7 +93,7 @@ class ManInTheMiddle(Transport):
     ) -> None:
         self.inner = inner
         self.url = inner.url
-        self.rules = list(rules)
+        self.rules = rules if isinstance(rules, list) else list(rules)  # a list given stays live: add rules later
         self.injector = injector
         self.state = state or MitmState()
         self._from_shoe = bytearray()

@@ -126,6 +126,7 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any], role: Any) ->
     if action == "open-round":
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
+        owner.refuse_if_alarmed()
         return open_round(owner, params)
     if not live or run is None:
         if action == "release-stub":  # emptying the shoe between rounds (after a void, or after stud)
@@ -180,8 +181,10 @@ def technician(owner: Owner, action: str, params: Mapping[str, Any]) -> dict[str
     if action == "clear-fault":
         code = _fault(params.get("fault"))
         owner.shoe().clear_fault(code)
-        owner.append("technician", {"action": action, "fault": code.name if code else "all"}, None)
-        return {"fault": code.name.lower() if code else "all"}
+        alarm = owner.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
+        data = {"action": action, "fault": code.name if code else "all", "acknowledged": alarm and alarm["cause"]}
+        owner.append("technician", data, None)
+        return {"fault": code.name.lower() if code else "all", "acknowledged": alarm and alarm["cause"]}
     stacks, size = int_param(params, "stacks", low=1, high=52), int_param(params, "size", low=1, high=52)
     out = []
     for _ in range(stacks):
