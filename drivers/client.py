@@ -41,8 +41,7 @@ from protocols.fields import CardRead
 log = structlog.get_logger("drivers.client")
 
 T = TypeVar("T", bound=m.Message)
-FINISHED_KEPT = 16
-"""Stacks remembered after their dispense returned, to check late events against (SPEC §6 host checks)."""
+FINISHED_KEPT = 16  # stacks remembered after their dispense returned, to check late events against
 DUPLICATE_RUN_RESYNC = 3
 """This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 # How long the mechanism may work before it answers (SPEC §4): the host polls with the same frame meanwhile.
@@ -151,10 +150,11 @@ class ShoeClient:
         """Read one card the dealer passes across the reader.
 
         A lost answer is recovered by re-sending the same request (same sequence number): the shoe
-        replays its stored answer (SPEC §4). A new SCAN instead would read, and lose, the next card.
+        replays its stored answer (SPEC §4); a replay confirms each answer (one that differs: ShoeDiscrepancy).
+        A new SCAN instead would read, and lose, the next card.
         """
         wait = self.timeouts.scan if timeout is None else timeout
-        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, work=wait)
+        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, work=wait, confirm=True)
         return result.read
 
     def clear_fault(self, code: FaultCode | None = None) -> None:
@@ -270,6 +270,7 @@ class ShoeClient:
         retries: int | None = None,
         work: float = 0.0,
         survive_loss: bool = True,
+        confirm: bool = False,
     ) -> T:
         """One request and its typed response.
 
@@ -277,9 +278,8 @@ class ShoeClient:
         the reconnect (SPEC §4). Only a link that was already down (nothing sent) is waited for here
         and asked anew.
         """
-        ask = functools.partial(
-            self.link.request, message, timeout=timeout, retries=retries, work=work, survive_loss=survive_loss
-        )
+        ask = functools.partial(self.link.request, message, timeout=timeout, retries=retries, work=work,
+                                survive_loss=survive_loss, confirm=confirm)  # fmt: skip
         try:
             response = ask()
         except LinkDown:

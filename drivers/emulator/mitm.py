@@ -37,6 +37,7 @@ __all__ = [
     "boot_id_says",
     "card_reads_say",
     "random_shoe_frame",
+    "scan_says",
     "started_as",
     "started_nak",
 ]
@@ -211,6 +212,19 @@ def boot_id_says(boot_id: int, *, times: int = 2, while_dispensing: bool = True)
             return None
         left[0] -= 1
         return [(replace(message, boot_id=boot_id), seq)]
+
+    return rule
+
+
+def scan_says(code: str, *, times: int = 1) -> Rule:
+    """The next ``times`` SCAN_RESULTs carry ``code`` instead of the card read."""
+    left = [times]
+
+    def rule(message: m.Message, seq: int, state: MitmState) -> Out | None:
+        if not isinstance(message, m.ScanResult) or not left[0]:
+            return None
+        left[0] -= 1
+        return [(m.ScanResult(CardRead(code)), seq)]
 
     return rule
 

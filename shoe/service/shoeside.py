@@ -235,6 +235,9 @@ class ShoeSide:
     def scan(self) -> CardRead:
         try:
             return self.shoe().scan(self.config.timeouts.scan)
+        except ShoeDiscrepancy as exc:  # the card is out of the stub, its identity in doubt: never a guess
+            self.on_discrepancy(Discrepancy(exc.cause, exc.detail))
+            raise ServiceError("shoe-discrepancy", f"the round is void: {exc}", hint=exc.hint) from exc
         except (ShoeProtocolError, ShoeTimeout) as exc:
             raise ServiceError(
                 "no-card",

@@ -24,6 +24,7 @@ from drivers.emulator.mitm import (
     Rule,
     boot_id_says,
     card_reads_say,
+    scan_says,
     started_as,
     started_nak,
 )
@@ -151,6 +152,16 @@ def test_a_new_boot_id_mid_stack_then_the_old_one_again_is_a_discrepancy(liar: A
     assert isinstance(errors[0] if errors else None, ShoeDiscrepancy), errors
     causes = {d.cause for d in rig.discrepancies()}
     assert "boot-id-flapped" in causes or "boot-id-mismatch" in causes, causes
+
+
+def test_a_scan_answer_that_its_replay_contradicts_is_a_discrepancy(liar: Any) -> None:
+    """A community card read by SCAN: the answer is confirmed by the shoe's replay of it (same seq, SPEC §4)."""
+    rig = liar(scan_says("As"), deck=("2c", *shuffled(4)[:20]))
+    rig.client.release_stub()
+    with pytest.raises(ShoeDiscrepancy) as caught:
+        rig.client.scan(2.0)
+    assert caught.value.cause == "answer-changed"
+    assert rig.client.scan(2.0).card == shuffled(4)[:20][0]  # the next card: no card read twice
 
 
 def test_card_events_for_a_dispense_never_asked_for_are_a_notice(liar: Any) -> None:
