@@ -131,8 +131,8 @@ class ShoeClient:
     def identify(self) -> m.Identity:
         return self._call(m.Identify(), m.Identity)
 
-    def status(self) -> m.Status:
-        return self._call(m.GetStatus(), m.Status)
+    def status(self, *, confirm: bool = False) -> m.Status:  # confirm: as scan, by the shoe's replay
+        return self._call(m.GetStatus(), m.Status, confirm=confirm)
 
     def counters(self) -> m.Counters:
         return self._call(m.GetCounters(), m.Counters)

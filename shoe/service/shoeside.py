@@ -264,8 +264,11 @@ class ShoeSide:
     def cards_remaining(self) -> int | None:
         if self.client is None:
             return None
-        try:
-            count = self.client.status().cards_remaining
+        try:  # the count a round opens on is the deck's only whole-deck check: confirmed by the shoe's replay
+            count = self.client.status(confirm=True).cards_remaining
+        except ShoeDiscrepancy as exc:
+            self.raise_alarm(exc.cause, exc.detail)
+            raise ServiceError("shoe-discrepancy", f"the shoe's count is in doubt: {exc}", hint=exc.hint) from exc
         except ShoeError:
             return None
         return None if count == m.Status.UNKNOWN_REMAINING else count
