@@ -150,6 +150,8 @@ class InprocRig:
         config = EmulatorConfig(seed=settings.seed, deck=tuple(settings.first_deck),
                                 corrupt_rate=settings.corrupt_rate, event_resend_s=EVENT_RESEND_S)  # fmt: skip
         self.shoe = EmulatedShoe(config)
+        if settings.lie_every_s:
+            self.shoe.dispensed = {}  # the truth: what the mechanism read, whatever reached the host
         self.seen: set[tuple[int, int]] = set()
         self.server = None
         if link == "pty":
@@ -206,7 +208,7 @@ class InprocRig:
                                  "rss_of": "this process (service, shoe, dealer)"}  # fmt: skip
         if self.settings.lie_every_s:
             notes["injected"] = dict(self.mitm.injected)
-            notes["truth"] = self.truth
+            notes["truth"] = dict(self.shoe.dispensed or {})
         return Finish(stats.cards_moved, set(self.seen), line, self.unplugger.count, dict(counters), rss_end, rss_peak,
                       notes)  # fmt: skip
 
@@ -321,6 +323,7 @@ def lie_books(journal: Any, truth: Mapping[tuple[int, int], str | None]) -> dict
     covered = {did for rid, did, _ in alarms if did is not None and (rid is None or outcome.get(rid) == "void")}
     unexplained = [key for key in truth if key not in journaled]
     complete = {key for key, (_, rid) in journaled.items() if outcome.get(rid) == "complete"}
+    bad = [k for k in unexplained if k[0] not in covered] + [k for k in complete if k not in truth]
     return {
         "cards_read_by_the_shoe": len(truth),
         "cards_journaled": len(journaled),
@@ -331,6 +334,7 @@ def lie_books(journal: Any, truth: Mapping[tuple[int, int], str | None]) -> dict
         "alarms": len(alarms),
         "alarm_causes": dict(Counter(cause for _, _, cause in alarms)),
         "rounds_voided_with_an_alarm": len({rid for rid, _, _ in alarms if rid and outcome.get(rid) == "void"}),
+        "offending": sorted(bad)[:20],
     }
 
 

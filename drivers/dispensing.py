@@ -54,6 +54,7 @@ class Dispenser:
         c._next_dispense_id += 1
         tracker = StackTracker(dispense_id)
         c._trackers[dispense_id] = tracker
+        confirmed: ShoeError | None = None  # a refusal the shoe's stored results confirm: nothing moved
         try:
             try:
                 # A lost reply or link is settled by reconcile (QUERY_DISPENSE), not by re-sending.
@@ -63,7 +64,9 @@ class Dispenser:
                 c._needs_resync = True
                 report = self.reconcile(dispense_id, cards)
             except (ShoeProtocolError, ShoeFault) as exc:
-                raise self._refused(dispense_id, exc) from exc
+                verdict = self._refused(dispense_id, exc)
+                confirmed = exc if verdict is exc else None
+                raise verdict from exc
             else:
                 self._started(report)
             try:
@@ -79,6 +82,16 @@ class Dispenser:
             self.last_after = None
             c._needs_resync = True
             raise
+        except (ShoeTimeout, ShoeIOError, DispenseFailed):
+            raise  # in doubt (the caller pauses and reconciles), or a fault the shoe's stored result confirms
+        except ShoeError as exc:
+            if exc is confirmed:
+                raise
+            # Sent, and then an answer that fits no rule (a resync answered by another type...): cards may
+            # have moved, so never a plain error that the caller could retry with a new id.
+            self.last_after = None
+            c._needs_resync = True
+            raise self._settled("unexpected-answer", f"dispense {dispense_id}: {exc}", dispense_id) from exc
         finally:
             del c._trackers[dispense_id]
 

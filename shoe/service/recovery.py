@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from drivers.client import ShoeClient
-from drivers.errors import ShoeProtocolError
+from drivers.errors import ShoeError, ShoeProtocolError
 from drivers.stacks import Stack
 from protocols import messages as m
 from protocols.codes import DispensePhase, ShoeState
@@ -161,9 +161,22 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
     if problem is None and not run.terminal:
         problem = run.carry_on(owner, stub_released=status.state is ShoeState.STUB_RELEASED)
     if problem is not None:
+        for did in range(max(known + 1, last - 7), last + 1):  # stacks the shoe moved that the journal cannot hold
+            moved = _moved(client, did)
+            unjournaled = None if moved is None else max(0, moved - len(run.journaled_reads(did)))
+            owner.raise_alarm("stack-unreconciled", problem, dispense_id=did, unjournaled=unjournaled)
         run.void(owner, Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
         owner.known_dispense_id = max(known, last)
     return "void" if problem is not None else f"resumed to {run.state}"
+
+
+def _moved(client: ShoeClient, dispense_id: int) -> int | None:
+    """How many cards the shoe's stored result of ``dispense_id`` holds; None if it cannot say."""
+    try:
+        report = client.query_dispense(dispense_id)
+    except ShoeError:
+        return None
+    return len(report.cards) if report.phase in (DispensePhase.COMPLETE, DispensePhase.FAILED) else None
 
 
 def _recoverable(

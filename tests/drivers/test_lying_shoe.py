@@ -124,6 +124,26 @@ def test_a_refusal_although_the_card_moved_is_a_discrepancy(liar: Any) -> None:
     assert caught.value.moved == 1 == rig.shoe.stats.cards_moved
 
 
+def test_a_refusal_after_the_dispense_went_out_is_a_discrepancy_not_a_plain_error(liar: Any) -> None:
+    """Found by the lying soak: the reply lost, then the resync's IDENTIFY answered NAK. The plain error let the
+    dealer deal again with a new id while the first stack's cards had moved (2 cards never journaled)."""
+    step = [0]
+
+    def rule(message: m.Message, seq: int, state: Any) -> Any:
+        if isinstance(message, m.DispenseReport) and message.phase is DispensePhase.STARTED and step[0] == 0:
+            step[0] = 1
+            return []  # the reply is lost on the line
+        if isinstance(message, m.Identity) and step[0] == 1:
+            step[0] = 2
+            return [(m.Nak(NakCode.BAD_STATE, "injected"), seq)]
+        return None
+
+    rig = liar(rule)
+    with pytest.raises(ShoeDiscrepancy) as caught:
+        rig.client.dispense(2)
+    assert (caught.value.cause, caught.value.moved) == ("unexpected-answer", 2)
+
+
 def test_an_honest_refusal_stays_a_refusal(liar: Any) -> None:
     """A NAK that the shoe's stored results confirm (the id is UNKNOWN) is a refusal, not an alarm."""
     rig = liar(door_open=True)
