@@ -81,8 +81,8 @@ class ShoeDiscrepancy(ShoeProtocolError):
     """
 
     hint = (
-        "the shoe contradicted itself: treat the stack as a misdeal, have a technician check the shoe and its "
-        "cable, then acknowledge the alarm (shoectl or the technician display)"
+        "the shoe contradicted itself: treat the stack as a misdeal and have a technician check the shoe and "
+        "its cable (shoectl counters, shoectl events)"
     )
 
     def __init__(self, cause: str, message: str, *, dispense_id: int | None = None, moved: int | None = None) -> None:
