@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from bench._proc import rss_kib, vm_kib
 from bench._shoed import EmulatorProcess, ShoedProcess
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
+from drivers.emulator.mitm import Injector, ManInTheMiddle, MitmState
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
 from protocols import codec
@@ -57,6 +59,7 @@ class Settings:
     workdir: Path
     journal: Path
     first_deck: list[str]
+    lie_every_s: float = 0.0
 
 
 @dataclass
@@ -99,10 +102,13 @@ class Unplugger(threading.Thread):
 class Sniffer(Transport):
     """The host's side of the link, unchanged, noting every CARD_READ event that arrives intact."""
 
-    def __init__(self, inner: Transport, seen: set[tuple[int, int]]) -> None:
+    def __init__(
+        self, inner: Transport, seen: set[tuple[int, int]], truth: dict[tuple[int, int], str | None] | None = None
+    ) -> None:
         self.inner = inner
         self.url = inner.url
         self.seen = seen
+        self.truth = truth if truth is not None else {}
         self._deframer = Deframer()
 
     def write(self, data: bytes) -> None:
@@ -118,33 +124,48 @@ class Sniffer(Transport):
                     continue
                 if isinstance(message, m.CardReadEvent):
                     self.seen.add((message.dispense_id, message.position))
+                    self.truth[(message.dispense_id, message.position)] = message.read.card
         return data
 
     def close(self) -> None:
         self.inner.close()
 
     def reopen(self) -> Transport:
-        return Sniffer(self.inner.reopen(), self.seen)
+        return Sniffer(self.inner.reopen(), self.seen, self.truth)
 
 
 class InprocRig:
-    """``TableService`` and the emulated shoe in this process; ``link`` is ``pty`` or ``emu``."""
+    """``TableService`` and the emulated shoe in this process; ``link`` is ``pty`` or ``emu``.
+
+    With ``settings.lie_every_s``, a man in the middle (``drivers.emulator.mitm``) sits between the sniffer
+    (which sees what the shoe really sent) and the service, injecting a valid frame of a random shoe type
+    every ``lie_every_s`` seconds on average.
+    """
 
     def __init__(self, settings: Settings, link: str) -> None:
         self.settings = settings
+        self.truth: dict[tuple[int, int], str | None] = {}
+        self.mitm = MitmState()
+        injector = Injector(random.Random(settings.seed + 2), settings.lie_every_s) if settings.lie_every_s else None
         config = EmulatorConfig(seed=settings.seed, deck=tuple(settings.first_deck),
                                 corrupt_rate=settings.corrupt_rate, event_resend_s=EVENT_RESEND_S)  # fmt: skip
         self.shoe = EmulatedShoe(config)
+        if settings.lie_every_s:
+            self.shoe.dispensed = {}  # the truth: what the mechanism read, whatever reached the host
         self.seen: set[tuple[int, int]] = set()
         self.server = None
-        factory: Callable[[], Transport]
         if link == "pty":
             self.server = serve_pty(self.shoe, link=str(settings.workdir / "shoe0"))
             port = str(settings.workdir / "shoe0")
-            factory = lambda: Sniffer(open_transport(port), self.seen)  # noqa: E731
+            opener: Callable[[], Transport] = lambda: open_transport(port)  # noqa: E731
         else:
             port = "emu://"
-            factory = lambda: Sniffer(EmulatorTransport(self.shoe), self.seen)  # noqa: E731
+            opener = lambda: EmulatorTransport(self.shoe)  # noqa: E731
+
+        def factory() -> Transport:
+            sniffer = Sniffer(opener(), self.seen, self.truth)
+            return sniffer if injector is None else ManInTheMiddle(sniffer, [], injector=injector, state=self.mitm)
+
         service_config = ServiceConfig(shoe_port=port, journal=settings.journal, timeouts=settings.timeouts,
                                take_timeout=10.0, submit_timeout=60.0, table="soak")  # fmt: skip
         self.service = TableService(service_config, transport_factory=factory)
@@ -183,7 +204,11 @@ class InprocRig:
         line = {"bytes_corrupted": stats.bytes_corrupted, "frames_in_bad": stats.frames_in_bad,
                 "events_resent": stats.events_resent, "replays": stats.replays,
                 "dispense_replays": stats.dispense_replays}  # fmt: skip
-        notes = {"dispenses_started": stats.dispenses_started, "rss_of": "this process (service, shoe, dealer)"}
+        notes: dict[str, Any] = {"dispenses_started": stats.dispenses_started,
+                                 "rss_of": "this process (service, shoe, dealer)"}  # fmt: skip
+        if self.settings.lie_every_s:
+            notes["injected"] = dict(self.mitm.injected)
+            notes["truth"] = dict(self.shoe.dispensed or {})
         return Finish(stats.cards_moved, set(self.seen), line, self.unplugger.count, dict(counters), rss_end, rss_peak,
                       notes)  # fmt: skip
 
@@ -275,3 +300,76 @@ class ShoedRig:
         return Finish(int(stats["cards_moved"]), reads, line, self.unplugger.count, counters, rss_end,
                       max(rss_peak, rss_end), {"shoed_exit": exit_code, "rss_of": "the shoed process",
                                                "shoed_log": str(self.settings.workdir / "shoed.log")})  # fmt: skip
+
+
+def lie_books(journal: Any, truth: Mapping[tuple[int, int], str | None]) -> dict[str, Any]:
+    """The lying-shoe soak's balance (``--lie``): what the shoe really read (``truth``, seen on its side of the
+    man in the middle) against the journal. Every card the shoe moved is journaled with its true identity, or
+    belongs to a dispense an alarm names in a voided round (or outside any round); no completed round holds a
+    card the shoe did not read there."""
+    journaled: dict[tuple[int, int], tuple[str | None, str | None]] = {}  # (did, pos) -> (card, round)
+    outcome: dict[str | None, str] = {}
+    alarms: list[tuple[str | None, int | None, str]] = []
+    for entry in journal.entries(kinds=("card", "fault", "round-closed")):
+        data = entry.data
+        if entry.kind == "card" and data.get("dispense_id") is not None:
+            journaled[(data["dispense_id"], data["position"])] = (data.get("card"), entry.round_id)
+        elif entry.kind == "round-closed":
+            outcome[entry.round_id] = str(data.get("outcome"))
+        elif data.get("event") == "alarm":
+            alarms.append((entry.round_id, data.get("dispense_id"), str(data.get("cause"))))
+    covered = {did for rid, did, _ in alarms if did is not None and (rid is None or outcome.get(rid) == "void")}
+    unexplained = [key for key in truth if key not in journaled]
+    complete = {key for key, (_, rid) in journaled.items() if outcome.get(rid) == "complete"}
+    bad = [k for k in unexplained if k[0] not in covered] + [k for k in complete if k not in truth]
+    return {
+        "cards_read_by_the_shoe": len(truth),
+        "cards_journaled": len(journaled),
+        "unjournaled": len(unexplained),
+        "unjournaled_not_in_a_voided_round_with_its_alarm": sum(1 for did, _ in unexplained if did not in covered),
+        "wrong_cards_in_completed_rounds": sum(1 for k in complete if k in truth and truth[k] != journaled[k][0]),
+        "phantom_cards_in_completed_rounds": sum(1 for k in complete if k not in truth),
+        "alarms": len(alarms),
+        "alarm_causes": dict(Counter(cause for _, _, cause in alarms)),
+        "rounds_voided_with_an_alarm": len({rid for rid, _, _ in alarms if rid and outcome.get(rid) == "void"}),
+        "offending": sorted(bad)[:20],
+    }
+
+
+@dataclass
+class Ledger:
+    """What the journal holds, gathered in one pass over it (a 10,000-round journal has ~400,000 entries)."""
+
+    entries: int = 0
+    journaled: set[tuple[int, int]] = field(default_factory=set)
+    per_stack: Counter[int] = field(default_factory=Counter)
+    sizes: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    recorded: list[tuple[str | None, int, int]] = field(default_factory=list)  # round, stack number, dispense id
+    dealt_in_round: Counter[str | None] = field(default_factory=Counter)
+    community: dict[str | None, list[str]] = field(default_factory=dict)
+
+    def add(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> None:
+        self.entries += 1
+        if kind == "card" and data.get("dispense_id") is not None:
+            self.journaled.add((data["dispense_id"], data["position"]))
+            self.per_stack[data["dispense_id"]] += 1
+            self.dealt_in_round[round_id] += 1
+        elif kind == "card" and data.get("target") == "community" and data.get("source") == "shoe":
+            self.community.setdefault(round_id, []).append(data["card"])
+        elif kind == "decision" and data.get("action") == "stack-for-seat":
+            self.sizes[(round_id, data["number"])] = data["size"]
+        elif kind == "decision" and data.get("action") == "stack-dealt":
+            self.recorded.append((round_id, data["number"], data["dispense_id"]))
+
+    def stacks_short(self) -> int:
+        return sum(max(0, self.sizes[(r, n)] - self.per_stack[i]) for r, n, i in self.recorded)
+
+    def community_misread(self, decks: Mapping[str, list[str]]) -> int:
+        """Community cards that are not the stub's next cards in the deck the dealer loaded: a SCAN the shoe
+        answered whose answer was lost, so that the next SCAN read the card after it."""
+        wrong = 0
+        for round_id, cards in self.community.items():
+            deck = decks.get(round_id or "", [])
+            stub = deck[self.dealt_in_round[round_id] :]
+            wrong += sum(1 for index, card in enumerate(cards) if index >= len(stub) or stub[index] != card)
+        return wrong

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
 import structlog
 
+from drivers.crosscheck import BootWatch
+from drivers.dispensing import Dispenser
 from drivers.errors import (
     LinkDown,
     ShoeError,
@@ -26,19 +28,20 @@ from drivers.errors import (
     ShoeTimeout,
 )
 from drivers.link import Link
-from drivers.notices import LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
+from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.sequencer import EventSequencer
-from drivers.stacks import DispenseFailed, Stack, StackTracker
+from drivers.stacks import Stack, StackTracker
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
 from protocols import codec
 from protocols import messages as m
-from protocols.codes import FAULT_INFO, PROTOCOL_VERSION, DispensePhase, FaultCode, NakCode, faults_from_flags
+from protocols.codes import FAULT_INFO, PROTOCOL_VERSION, FaultCode, NakCode, faults_from_flags
 from protocols.fields import CardRead
 
 log = structlog.get_logger("drivers.client")
 
 T = TypeVar("T", bound=m.Message)
+FINISHED_KEPT = 16  # stacks remembered after their dispense returned, to check late events against
 DUPLICATE_RUN_RESYNC = 3
 """This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 # How long the mechanism may work before it answers (SPEC §4): the host polls with the same frame meanwhile.
@@ -75,6 +78,11 @@ class ShoeClient:
         self._duplicate_run = 0
         self._needs_resync = True
         self._next_dispense_id = 1
+        self._resynced_once = False
+        self._finished: OrderedDict[int, tuple[CardRead, ...]] = OrderedDict()
+        self._boots = BootWatch()
+        self._delivered_by_boot: dict[int, int] = {}
+        self._dispenser = Dispenser(self)
         self.identity: m.Identity | None = None
         self.link = Link(
             transport,
@@ -123,8 +131,8 @@ class ShoeClient:
     def identify(self) -> m.Identity:
         return self._call(m.Identify(), m.Identity)
 
-    def status(self) -> m.Status:
-        return self._call(m.GetStatus(), m.Status)
+    def status(self, *, confirm: bool = False) -> m.Status:  # confirm: as scan, by the shoe's replay
+        return self._call(m.GetStatus(), m.Status, confirm=confirm)
 
     def counters(self) -> m.Counters:
         return self._call(m.GetCounters(), m.Counters)
@@ -142,10 +150,11 @@ class ShoeClient:
         """Read one card the dealer passes across the reader.
 
         A lost answer is recovered by re-sending the same request (same sequence number): the shoe
-        replays its stored answer (SPEC §4). A new SCAN instead would read, and lose, the next card.
+        replays its stored answer (SPEC §4); a replay confirms each answer (one that differs: ShoeDiscrepancy).
+        A new SCAN instead would read, and lose, the next card.
         """
         wait = self.timeouts.scan if timeout is None else timeout
-        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, work=wait)
+        result = self._call(m.Scan(int(wait * 1000)), m.ScanResult, work=wait, confirm=True)
         return result.read
 
     def clear_fault(self, code: FaultCode | None = None) -> None:
@@ -187,25 +196,9 @@ class ShoeClient:
         return self._call(m.QueryDispense(dispense_id), m.DispenseReport)
 
     def dispense(self, cards: int = 2) -> Stack:
-        """Dispense one stack of ``cards`` cards, exactly once, and return its reads."""
+        """One stack of ``cards`` cards, exactly once and cross-checked (``drivers.dispensing``): its reads."""
         with self._dispense_lock:
-            if self._needs_resync:
-                self.resync()
-            dispense_id = self._next_dispense_id
-            self._next_dispense_id += 1
-            tracker = StackTracker(dispense_id)
-            self._trackers[dispense_id] = tracker
-            try:
-                try:
-                    # A lost reply or link is settled by _reconcile (QUERY_DISPENSE), not by re-sending.
-                    report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport, retries=0, survive_loss=False)
-                except (ShoeTimeout, ShoeIOError) as exc:
-                    log.warning("dispense reply lost; reconciling", dispense_id=dispense_id, error=str(exc))
-                    self._needs_resync = True
-                    report = self._reconcile(dispense_id, cards)
-                return self._finish(tracker, report, cards)
-            finally:
-                del self._trackers[dispense_id]
+            return self._dispenser.dispense(cards)
 
     # --- reconciliation ------------------------------------------------------------------------
 
@@ -222,6 +215,8 @@ class ShoeClient:
             )
         self.identity = identity
         status = self.status()
+        if identity.boot_id != status.boot_id:
+            self._contradiction("boot-id-mismatch", "IDENTITY and STATUS name different boot ids")
         seq = self._sequencer
         with self._event_lock:
             if seq.boot_id is None:
@@ -230,12 +225,22 @@ class ShoeClient:
                 seq.new_boot(status.boot_id, start)
             elif seq.boot_id != status.boot_id:
                 old = seq.boot_id
-                seq.new_boot(status.boot_id, 0)
+                self._delivered_by_boot[old] = seq.last_delivered
+                # A boot id seen before (a lie, or a lying answer in between): continue where it was.
+                seq.new_boot(status.boot_id, self._delivered_by_boot.pop(status.boot_id, 0))
                 log.warning("shoe rebooted", old_boot_id=old, new_boot_id=status.boot_id)
                 self._publish(ShoeRebooted(old, status.boot_id))
+            if seq.last_delivered > status.event_counter:
+                # Events this host delivered that the shoe never numbered: injected, or a broken shoe.
+                self._contradiction(
+                    "events-ahead",
+                    f"events up to {seq.last_delivered} were delivered, the shoe counts {status.event_counter}",
+                )
+                seq.new_boot(status.boot_id, status.event_counter)
         refilled = self._refill(status)
         self._next_dispense_id = max(self._next_dispense_id, status.last_dispense_id + 1, status.active_dispense_id + 1)
         self._needs_resync = False
+        self._resynced_once = True
         notice = Resynced(status.boot_id, status.event_counter, status.last_dispense_id, refilled)
         self._publish(notice)
         return notice
@@ -254,45 +259,6 @@ class ShoeClient:
                 break
         return refilled
 
-    def _reconcile(self, dispense_id: int, cards: int) -> m.DispenseReport:
-        """After a lost reply or link: learn what became of ``dispense_id`` without ever doubling it.
-
-        A dispense in doubt is not abandoned after one round of re-sends: the client keeps asking
-        until ``reconnect_give_up`` has passed, since giving up would leave the table not knowing
-        whether cards moved.
-        """
-        deadline = time.monotonic() + self.timeouts.reconnect_give_up
-        while True:
-            try:
-                self._await_link()
-                self.resync()
-                report = self.query_dispense(dispense_id)
-                if report.phase is DispensePhase.UNKNOWN:
-                    # The shoe never received it: the same id is safe to send again (SPEC §6 rule 2).
-                    report = self._call(m.Dispense(dispense_id, cards), m.DispenseReport)
-                return report
-            except (ShoeTimeout, ShoeIOError) as exc:
-                if time.monotonic() >= deadline:
-                    raise
-                log.warning("reconciliation interrupted; asking again", dispense_id=dispense_id, error=str(exc))
-
-    def _finish(self, tracker: StackTracker, report: m.DispenseReport, cards: int) -> Stack:
-        dispense_id = tracker.dispense_id
-        for _ in range(self.timeouts.retries + 2):
-            if report.phase is DispensePhase.COMPLETE:
-                return Stack(dispense_id, report.cards, report.replayed)
-            if report.phase is DispensePhase.FAILED:
-                raise DispenseFailed(FaultCode(report.fault or FaultCode.INTERNAL_ERROR), dispense_id, report.cards)
-            tracker.wait(self.timeouts.dispense(cards))
-            if tracker.result is not None:
-                return Stack(dispense_id, tracker.result)
-            if tracker.fault is not None:
-                raise DispenseFailed(tracker.fault, dispense_id, tracker.cards_so_far())
-            tracker.interrupted = False
-            self._needs_resync = True
-            report = self._reconcile(dispense_id, cards)
-        raise ShoeTimeout(f"dispense {dispense_id} did not complete; shoe reports {report.phase.name}")
-
     # --- plumbing --------------------------------------------------------------------------------
 
     def _call(
@@ -304,6 +270,7 @@ class ShoeClient:
         retries: int | None = None,
         work: float = 0.0,
         survive_loss: bool = True,
+        confirm: bool = False,
     ) -> T:
         """One request and its typed response.
 
@@ -311,9 +278,8 @@ class ShoeClient:
         the reconnect (SPEC §4). Only a link that was already down (nothing sent) is waited for here
         and asked anew.
         """
-        ask = functools.partial(
-            self.link.request, message, timeout=timeout, retries=retries, work=work, survive_loss=survive_loss
-        )
+        ask = functools.partial(self.link.request, message, timeout=timeout, retries=retries, work=work,
+                                survive_loss=survive_loss, confirm=confirm)  # fmt: skip
         try:
             response = ask()
         except LinkDown:
@@ -324,7 +290,36 @@ class ShoeClient:
             raise self._nak_error(message, response)
         if not isinstance(response, expected):
             raise ShoeProtocolError(f"{message.TYPE.name} answered by {response.TYPE.name}")
+        if isinstance(response, m.Identity | m.Status):
+            self._watch_boot(response.boot_id, response.TYPE.name)
         return response
+
+    def _watch_boot(self, boot_id: int, what: str) -> None:
+        """Every IDENTITY and STATUS names the boot: a new one is a reboot, a retired one a contradiction."""
+        seen = self._boots.see(boot_id)
+        if seen == "same":
+            return
+        self._needs_resync = True
+        for tracker in list(self._trackers.values()):
+            tracker.interrupt()  # a reboot cuts a dispense: reconcile it (SPEC §6)
+        if seen == "flapped":
+            self._contradiction("boot-id-flapped", f"{what} names boot {boot_id} again after a later one")
+        elif not self._resync_lock.locked():
+            log.warning("a new boot id outside a resynchronisation: re-reading the shoe", source=what)
+            self._start_background_resync()
+
+    def _contradiction(self, cause: str, detail: str, dispense_id: int | None = None) -> None:
+        """Something the shoe said contradicts something else it said: a notice, and trackers in flight fail."""
+        log.error("shoe discrepancy", cause=cause, dispense_id=dispense_id)
+        self._needs_resync = True
+        for tracker in list(self._trackers.values()):
+            tracker.contradict(f"{cause}: {detail}")
+        self._publish(Discrepancy(cause, detail, dispense_id))
+
+    def _remember(self, stack: Stack) -> None:
+        self._finished[stack.dispense_id] = stack.cards
+        while len(self._finished) > FINISHED_KEPT:
+            self._finished.popitem(last=False)
 
     def _await_link(self) -> bool:
         return self.link.wait_connected(self.timeouts.reconnect_give_up)
@@ -357,6 +352,7 @@ class ShoeClient:
         if isinstance(event, m.CardReadEvent | m.StackReady | m.FaultRaised):
             tracker = self._trackers.get(event.dispense_id)
             if tracker is None:
+                self._untracked(event)
                 return
             if isinstance(event, m.CardReadEvent):
                 tracker.card_read(event.position, event.read)
@@ -364,6 +360,18 @@ class ShoeClient:
                 tracker.ready(event.cards)
             else:
                 tracker.failed(event.code)
+
+    def _untracked(self, event: m.CardReadEvent | m.StackReady | m.FaultRaised) -> None:
+        """An event of no dispense in flight: a late one must agree with its stack, none be for a new id."""
+        did, known = event.dispense_id, self._finished.get(event.dispense_id)
+        if isinstance(event, m.FaultRaised) or not did:
+            return
+        if known is not None:
+            said = event.cards if isinstance(event, m.StackReady) else (event.read,)
+            if said != (known if isinstance(event, m.StackReady) else known[event.position - 1 : event.position]):
+                self._contradiction("late-event-mismatch", f"a late event disagrees with stack {did}", did)
+        elif self._resynced_once and did >= self._next_dispense_id:
+            self._contradiction("unasked-cards", f"card events for dispense {did}, never asked for", did)
 
     def _on_notice(self, notice: Notice) -> None:
         if isinstance(notice, LinkLost):

@@ -9,6 +9,7 @@
     │   └── LinkDown           the link was already down: the request was not sent
     ├── ShoeTimeout            no answer in time (also a built-in TimeoutError)
     ├── ShoeProtocolError      the shoe said something this host cannot accept (NAK, bad reply)
+    │   └── ShoeDiscrepancy    two things the shoe said contradict each other (SPEC §6, host checks)
     └── ShoeFault              the shoe reports a device fault (jam, door open, ...): code and text
 """
 
@@ -67,3 +68,26 @@ class ShoeFault(ShoeError):
         info = FAULT_INFO[code]
         super().__init__(message or f"shoe fault {code.name}: {info.text}", hint=info.hint)
         self.code = code
+
+
+class ShoeDiscrepancy(ShoeProtocolError):
+    """Two things the shoe said contradict each other: a broken or lying shoe, or a man in the middle.
+
+    The host never picks one version (SPEC §6, "What the host checks"): the stack is a misdeal and the
+    discrepancy an alarm. ``cause`` is a short fixed word (``card-read-mismatch``, ``phase-not-started``,
+    ``refused-but-moved``, ``counters-mismatch``, ``stored-result-mismatch``, ``boot-id-flapped``,
+    ``unasked-cards``, ...); ``dispense_id`` the dispense concerned (None: none);
+    ``moved`` how many cards the shoe's own stored result or counters say moved (None: unknown).
+    """
+
+    hint = (
+        "the shoe contradicted itself: treat the stack as a misdeal and have a technician check the shoe and "
+        "its cable (shoectl counters, shoectl events)"
+    )
+
+    def __init__(self, cause: str, message: str, *, dispense_id: int | None = None, moved: int | None = None) -> None:
+        super().__init__(f"shoe discrepancy ({cause}): {message}")
+        self.cause = cause
+        self.detail = message
+        self.dispense_id = dispense_id
+        self.moved = moved

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from drivers.errors import LinkDown, ShoeError, ShoeIOError, ShoeTimeout
+from drivers.errors import LinkDown, ShoeDiscrepancy, ShoeError, ShoeIOError, ShoeTimeout
 from drivers.notices import LinkLost, LinkRestored, Notice
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, redact_port
@@ -115,8 +115,13 @@ class Link:
         retries: int | None = None,
         work: float = 0.0,
         survive_loss: bool = True,
+        confirm: bool = False,
     ) -> Message:
         """Send one request and return its response, re-sending the same bytes on silence.
+
+        ``confirm``: then send the same frame once more and compare the shoe's replay of its stored
+        answer (SPEC §4; it does not act again): a replay that differs is a :class:`ShoeDiscrepancy`
+        (an answer injected or altered on the way, or a broken shoe).
 
         ``timeout`` is the wait for an answer before re-sending; ``work`` is how long the shoe may
         take before answering (a SCAN waiting for the dealer, a stub release in motion). Re-sends
@@ -143,7 +148,16 @@ class Link:
             pending = _Pending(self._seq)
             self._pending = pending
             try:
-                return self._exchange(message, pending, plan)
+                response = self._exchange(message, pending, plan)
+                if confirm:
+                    pending.done.clear()
+                    pending.response = None
+                    replay = self._exchange(message, pending, _Plan(plan.timeout, plan.retries, 0.0, plan.survive_loss))
+                    if replay != response:
+                        raise ShoeDiscrepancy(
+                            "answer-changed", f"the shoe's replay of its answer to {message.TYPE.name} differs from it"
+                        )
+                return response
             finally:
                 self._pending = None
 

@@ -37,4 +37,19 @@ class Resynced:
     refilled: int
 
 
-Notice = LinkLost | LinkRestored | ShoeRebooted | Resynced
+@dataclass(frozen=True)
+class Discrepancy:
+    """The shoe contradicted itself outside a dispense call (SPEC §6, "What the host checks").
+
+    Raised as :class:`drivers.errors.ShoeDiscrepancy` inside ``dispense``; published as this notice when
+    found on the event stream or in a resynchronisation (a boot id that went back, cards for a dispense
+    nobody asked for). The client also re-reads STATUS before its next dispense.
+    """
+
+    cause: str
+    detail: str
+    dispense_id: int | None = None
+    moved: int | None = None
+
+
+Notice = LinkLost | LinkRestored | ShoeRebooted | Resynced | Discrepancy

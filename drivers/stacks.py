@@ -17,6 +17,8 @@ class Stack:
     dispense_id: int
     cards: tuple[CardRead, ...]
     replayed: bool = False
+    counters: tuple[int, int] | None = None
+    """The shoe's lifetime card counter before and after this stack, once checked (None: not checked)."""
 
     @property
     def codes(self) -> tuple[str | None, ...]:
@@ -46,13 +48,24 @@ class StackTracker:
         self.result: tuple[CardRead, ...] | None = None
         self.fault: FaultCode | None = None
         self.interrupted = False
+        self.conflict: str | None = None
+        """Set when the events of this id contradict each other (SPEC §6, "What the host checks")."""
         self._wake = threading.Event()
 
     def card_read(self, position: int, read: CardRead) -> None:
+        if self.result is not None or (position in self.reads and self.reads[position] != read):
+            self.contradict(f"a second CARD_READ for position {position} of dispense {self.dispense_id}")
         self.reads[position] = read
 
     def ready(self, cards: tuple[CardRead, ...]) -> None:
+        if self.result is not None and self.result != cards:
+            self.contradict(f"a second, different STACK_READY for dispense {self.dispense_id}")
         self.result = cards
+        self._wake.set()
+
+    def contradict(self, why: str) -> None:
+        """Note the first contradiction and wake the waiter: the stack is a misdeal, whatever it holds."""
+        self.conflict = self.conflict or why
         self._wake.set()
 
     def failed(self, code: FaultCode) -> None:

@@ -89,6 +89,8 @@ class ShoeHandlers:
     _waiting: Key | None
     _scan_no: int
     _after: list[Callable[[], None]]
+    dispensed: dict[tuple[int, int], str | None] | None = None
+    """When a dict: every card the mechanism read in a dispense, (dispense id, position) -> card (opt-in)."""
 
     # provided by EmulatedShoe
     def _emit(self, make: Callable[[int], m.Event]) -> None:
@@ -217,6 +219,8 @@ class ShoeHandlers:
             return
         active.reads.append(read)
         position = len(active.reads)
+        if self.dispensed is not None:  # the ground truth a test or soak compares the host's records with
+            self.dispensed[(did, position)] = read.card
         self._emit(lambda n: m.CardReadEvent(n, did, position, read))
         if position == active.cards:
             self._end_dispense(DispensePhase.COMPLETE, 0)

@@ -85,6 +85,9 @@ class Irregularity(Enum):
     LINK_LOST = "shoe-link-lost"
     LINK_UNRECONCILED = "shoe-link-unreconciled"
     PC_RESTART = "table-pc-restart"
+    # The shoe contradicted itself (issue 10): handled as the digest handles a card that cannot be trusted
+    # (a foreign or duplicate card): misdeal, deck out, security review. Never a guess at which version held.
+    SHOE_DISCREPANCY = "shoe-discrepancy"
     OTHER = "other"  # declared by the floor for a cause the table does not list
 
 
@@ -117,6 +120,7 @@ IRREGULARITIES: tuple[IrregularityRule, ...] = (
     IrregularityRule(_I.LINK_LOST, _R.PAUSE, False, False, "shoe link lost mid-round"),
     IrregularityRule(_I.LINK_UNRECONCILED, _R.MISDEAL, False, False, "link back, shoe not reconciled"),
     IrregularityRule(_I.PC_RESTART, _R.REBUILD, False, False, "the table PC restarted mid-round"),
+    IrregularityRule(_I.SHOE_DISCREPANCY, _R.MISDEAL, True, True, "the shoe contradicted itself about the cards"),
     IrregularityRule(_I.OTHER, _R.MISDEAL, False, False, "declared by the floor"),
 )
 """The digest's irregularity table, as data; every event is journaled with its cause."""

@@ -113,6 +113,7 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
     if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
+        owner.refuse_if_alarmed()
         assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
         return open_round(owner, request)
     if not live or run is None:
@@ -178,8 +179,11 @@ def _clear_fault(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
     assert isinstance(request, rq.ClearFault)
     code = _fault(request.fault)
     owner.shoe().clear_fault(code)
-    owner.append("technician", {"action": "clear-fault", "fault": code.name if code else "all"}, None)
-    return {"fault": code.name.lower() if code else "all"}
+    alarm = owner.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
+    acknowledged = alarm and alarm["cause"]
+    data = {"action": "clear-fault", "fault": code.name if code else "all", "acknowledged": acknowledged}
+    owner.append("technician", data, None)
+    return {"fault": code.name.lower() if code else "all", "acknowledged": acknowledged}
 
 
 def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import structlog
 
 from drivers.client import ShoeClient
 from drivers.errors import ShoeError
-from drivers.notices import LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
+from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.transport import Transport
 from protocols import messages as m
 from shoe import present as render
@@ -181,6 +181,8 @@ class Owner(ShoeSide):
             self._pause("the shoe rebooted")
         elif isinstance(item, Resynced):
             self._on_resynced(item)
+        elif isinstance(item, Discrepancy):
+            self.on_discrepancy(item)
 
     def _on_event(self, event: m.Event) -> None:
         if self.boot_id is not None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from drivers.client import ShoeClient
-from drivers.errors import ShoeProtocolError
+from drivers.errors import ShoeError, ShoeProtocolError
 from drivers.stacks import Stack
 from protocols import messages as m
 from protocols.codes import DispensePhase, ShoeState
@@ -115,6 +115,9 @@ class Owner(Protocol):
     def drain(self) -> None: ...
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
+    def raise_alarm(
+        self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None
+    ) -> None: ...
 
 
 def _settled_status(client: ShoeClient, wait: float) -> m.Status:
@@ -158,9 +161,22 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
     if problem is None and not run.terminal:
         problem = run.carry_on(owner, stub_released=status.state is ShoeState.STUB_RELEASED)
     if problem is not None:
+        for did in range(max(known + 1, last - 7), last + 1):  # stacks the shoe moved that the journal cannot hold
+            moved = _moved(client, did)
+            unjournaled = None if moved is None else max(0, moved - len(run.journaled_reads(did)))
+            owner.raise_alarm("stack-unreconciled", problem, dispense_id=did, unjournaled=unjournaled)
         run.void(owner, Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
         owner.known_dispense_id = max(known, last)
     return "void" if problem is not None else f"resumed to {run.state}"
+
+
+def _moved(client: ShoeClient, dispense_id: int) -> int | None:
+    """How many cards the shoe's stored result of ``dispense_id`` holds; None if it cannot say."""
+    try:
+        report = client.query_dispense(dispense_id)
+    except ShoeError:
+        return None
+    return len(report.cards) if report.phase in (DispensePhase.COMPLETE, DispensePhase.FAILED) else None
 
 
 def _recoverable(
@@ -196,3 +212,91 @@ def read_stack(client: ShoeClient, dispense_id: int) -> tuple[tuple[CardRead, ..
     if report.phase is DispensePhase.FAILED:
         return None, f"stack {dispense_id} failed in the shoe (fault {report.fault})"
     return None, f"stack {dispense_id} is {report.phase.name.lower().replace('_', ' ')} in the shoe"
+
+
+# -- the shoe's position against the journal's, at every connect (issue 10, break 5) -------------------
+
+POSITION_EVENT = "shoe-position"
+"""The ``link`` entry journaled at every connect: the shoe's serial, last dispense id and lifetime counters."""
+
+
+@dataclass
+class ShoePosition:
+    """What the journal knows of the shoe's position: the last ``shoe-position`` entry and what followed it."""
+
+    serial: str | None = None
+    cards_counter: int | None = None
+    cards_since: int = 0
+    """Cards the journal accounts for since that entry: dispensed cards, maintenance stacks, alarms' counts."""
+
+
+def journal_position(journal: Journal) -> ShoePosition:
+    """The last ``shoe-position`` entry, and the cards journaled after it (one pass over those entries)."""
+    pos = ShoePosition()
+    since = 0
+    for entry in journal.entries(kinds=("link",)):
+        if entry.data.get("event") == POSITION_EVENT:
+            since, pos.serial, pos.cards_counter = entry.seq, entry.data.get("serial"), entry.data.get("cards_counter")
+    for entry in journal.entries(after_seq=since, kinds=("card", "technician", "fault")):
+        data = entry.data
+        if entry.kind == "card" and data.get("dispense_id") is not None:
+            pos.cards_since += 1
+        elif entry.kind == "technician" and isinstance(data.get("cards"), list) and data.get("dispense_id"):
+            pos.cards_since += len(data["cards"])
+        elif entry.kind == "fault" and data.get("event") == "alarm" and isinstance(data.get("unjournaled"), int):
+            pos.cards_since += data["unjournaled"]
+    return pos
+
+
+@dataclass(frozen=True)
+class PositionVerdict:
+    """``ahead`` (an alarm: cards moved that the journal never saw, or a used shoe it has never seen),
+    ``behind`` (a new or replaced shoe, a fresh emulator: journaled, fine), ``adopted`` (an unused shoe on a
+    journal without a shoe position) or ``same``."""
+
+    verdict: str
+    detail: str
+
+
+def judge_position(
+    pos: ShoePosition,
+    known_dispense_id: int,
+    serial: str | None,
+    status: m.Status,
+    counters: m.Counters,
+    *,
+    in_doubt: int = 0,
+) -> PositionVerdict:
+    """The shoe's last dispense id and card counter against the journal's (issue 10 break 5; rules digest,
+    "Irregularities": a card the journal cannot account for is never a fresh start).
+
+    ``in_doubt`` cards (and one dispense id) belong to a paused round's announced stack that
+    reconciliation reads back from the shoe (:func:`reconcile`): not ahead.
+    """
+    last = status.last_dispense_id
+    if pos.serial is not None and serial is not None and serial != pos.serial:
+        return PositionVerdict("behind", f"another shoe ({serial}) than the last one journaled ({pos.serial})")
+    if pos.cards_counter is None and known_dispense_id == 0:
+        if last or counters.cards:  # a journal that lost its history looks just like this: never a fresh start
+            return PositionVerdict(
+                "ahead",
+                f"a shoe this journal has never seen has dispensed {counters.cards} cards (last dispense {last})",
+            )
+        return PositionVerdict("adopted", "a new shoe, a new journal")
+    if last > known_dispense_id + (1 if in_doubt else 0):
+        return PositionVerdict(
+            "ahead", f"the shoe's last dispense is {last}, the journal knows dispenses up to {known_dispense_id}"
+        )
+    if pos.cards_counter is not None:
+        expected = pos.cards_counter + pos.cards_since
+        if counters.cards > expected + in_doubt:
+            return PositionVerdict(
+                "ahead",
+                f"the shoe's card counter is {counters.cards}, the journal accounts for {expected}: "
+                f"{counters.cards - expected} card(s) moved that the journal never saw",
+            )
+        if counters.cards < pos.cards_counter:
+            return PositionVerdict("behind", f"the shoe's card counter {counters.cards} is below the journal's")
+    if last < known_dispense_id:
+        return PositionVerdict("behind", f"the shoe's last dispense is {last}, the journal's {known_dispense_id}")
+    return PositionVerdict("same", "")

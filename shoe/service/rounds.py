@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 import msgspec
 
-from drivers.errors import ShoeIOError, ShoeTimeout
+from drivers.errors import ShoeDiscrepancy, ShoeIOError, ShoeTimeout
 from drivers.stacks import DispenseFailed, Stack
 from protocols.fields import CardRead
 from shoe.rules.errors import RuleViolation
@@ -51,6 +51,9 @@ class Desk(Protocol):
     def drain(self) -> None: ...
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
+    def raise_alarm(
+        self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None
+    ) -> None: ...
 
 
 def new_round_id(table: str) -> str:
@@ -93,6 +96,7 @@ class RoundRun(ABC):
         self.announced: dict[str, Any] | None = None  # a stack announced and not yet recorded
         # every card entry of this round that came from a dispense: (dispense_id, position) -> its data
         self.shoe_cards: dict[tuple[int, int], Mapping[str, Any]] = {}
+        self._counter_base: int | None = None  # the shoe's card counter less this round's cards (_check_moved)
 
     # -- what each game provides ---------------------------------------------------------------
 
@@ -152,14 +156,41 @@ class RoundRun(ABC):
         except DispenseFailed as exc:
             desk.drain()
             return self.absorb(desk, Stack(exc.dispense_id, exc.cards)), True
+        except ShoeDiscrepancy as exc:  # journaled as an alarm by the desk; never a guess at the cards
+            self.announced = None
+            desk.drain()
+            detail = f"the shoe contradicted itself about {what}: {exc.detail}"
+            self.void(desk, Irregularity.SHOE_DISCREPANCY, detail, alarm=exc.cause, dispense_id=exc.dispense_id,
+                      known_dispense_id=exc.dispense_id or 0)  # fmt: skip
+            return {"alarm": exc.cause, "dispense_id": exc.dispense_id, "voided": True}, True
         except (ShoeIOError, ShoeTimeout) as exc:
             self.pause(desk, Irregularity.LINK_LOST, f"{what} in doubt: {exc}")
             raise ServiceError(
                 "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
             ) from exc
+        journaled = len(self.shoe_cards)
         record = self.absorb(desk, stack)
         desk.drain()
+        self._check_moved(desk, stack, journaled)
         return record, self.paused or self.terminal
+
+    def _check_moved(self, desk: Desk, stack: Stack, journaled_before: int) -> None:
+        """Cards the shoe's counter moved in this round against cards this round journaled (issue 10).
+
+        The driver checked the stack against the counters; this checks what the round made of it. The base
+        is taken at the first dispense this process makes for the round (a rebuilt round keeps its cards).
+        """
+        if stack.counters is None or self.terminal:
+            return
+        before, after = stack.counters
+        if self._counter_base is None:
+            self._counter_base = before - journaled_before
+        moved, journaled = after - self._counter_base, len(self.shoe_cards)
+        if moved != journaled:
+            detail = f"the shoe's counter moved {moved} card(s) in this round, the journal holds {journaled}"
+            desk.raise_alarm("cards-unjournaled", detail, dispense_id=stack.dispense_id, unjournaled=moved - journaled)
+            self.void(desk, Irregularity.SHOE_DISCREPANCY, detail, alarm="cards-unjournaled",
+                      known_dispense_id=stack.dispense_id)  # fmt: skip
 
     def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
         """After a resume: finish a command that a restart cut short between two journal entries.

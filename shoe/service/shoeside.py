@@ -12,21 +12,23 @@ import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from drivers.client import ShoeClient
-from drivers.errors import ShoeError, ShoeProtocolError, ShoeTimeout
-from drivers.notices import LinkLost, LinkRestored, Notice, Resynced
+from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeProtocolError, ShoeTimeout
+from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced
 from drivers.stacks import Stack
 from drivers.transport import Transport, redact_port, shown_port_text
 from protocols import messages as m
 from protocols.codes import NakCode
 from protocols.fields import CardRead
 from shoe import present as render
+from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import ServiceError
+from shoe.service.recovery import POSITION_EVENT, journal_position, judge_position
 from shoe.service.secrecy import scrub_text
 
 __all__ = ["ShoeItem", "ShoeSide"]
@@ -53,6 +55,14 @@ class ShoeSide:
     status: dict[str, Any] | None
     last_event: tuple[int, int] | None
     heartbeat: float
+    known_dispense_id: int
+    journal: Any
+    run: Any
+
+    if TYPE_CHECKING:  # provided by Owner
+
+        def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int: ...
+        def _live_id(self) -> str | None: ...
 
     def __init__(self) -> None:
         self._read_times: dict[tuple[int, int], float] = {}
@@ -61,6 +71,8 @@ class ShoeSide:
         self._status_at = 0.0
         self._in_tray: int | None = None  # the last stack dispensed, until a STACK_TAKEN says it is gone
         self._taken: int | None = None
+        self.alarm: dict[str, Any] | None = None
+        """An open alarm that refuses new rounds until a technician acknowledges it (``clear-fault``)."""
 
     def _connect(self) -> bool:
         client: ShoeClient | None = None
@@ -87,7 +99,78 @@ class ShoeSide:
         log.info(
             "shoe connected", port=redact_port(self.config.shoe_port), serial=self.shoe_serial(), boot_id=status.boot_id
         )
+        try:
+            self._check_position(client, status)
+        except ShoeError as exc:
+            log.warning("could not read the shoe's counters; its position is not checked", error=str(exc))
         return True
+
+    def _check_position(self, client: ShoeClient, status: m.Status) -> None:
+        """At connect: the shoe's last dispense id and counters against the journal's (issue 10 break 5).
+
+        A shoe ahead (cards moved that the journal never saw) is an alarm that refuses new rounds until a
+        technician acknowledges it; a shoe behind (new, replaced, a fresh emulator) is journaled as such.
+        The stack a paused round had announced is left to reconciliation (``recovery.reconcile``).
+        """
+        counters = client.counters()
+        run = self.run
+        in_doubt = 0
+        if run is not None and not run.closed and run.paused and run.announced is not None:
+            in_doubt = int(run.announced.get("size") or 0)
+        verdict = judge_position(journal_position(self.journal), self.known_dispense_id, self.shoe_serial(), status,
+                                 counters, in_doubt=in_doubt)  # fmt: skip
+        data: dict[str, Any] = {
+            "event": POSITION_EVENT,
+            "verdict": verdict.verdict,
+            "serial": self.shoe_serial(),
+            "last_dispense_id": status.last_dispense_id,
+            "cards_counter": counters.cards,
+            "stacks_counter": counters.stacks,
+        }
+        if verdict.detail:
+            data["detail"] = verdict.detail
+        if verdict.verdict == "ahead":
+            self.raise_alarm("shoe-ahead-of-journal", verdict.detail, blocking=True)
+        elif verdict.verdict != "same":
+            log.warning("shoe position differs from the journal's", verdict=verdict.verdict, detail=verdict.detail)
+        self.append("link", data, self._live_id())
+
+    def raise_alarm(
+        self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None,
+        blocking: bool = False,
+    ) -> None:  # fmt: skip
+        """Journal an alarm (a ``fault`` entry, shown as a fault event); ``blocking`` refuses new rounds."""
+        data: dict[str, Any] = {"event": "alarm", "cause": cause, "detail": detail, "blocking": blocking}
+        if dispense_id is not None:
+            data.update(dispense_id=dispense_id, known_dispense_id=dispense_id)
+        if unjournaled is not None:
+            data["unjournaled"] = unjournaled
+        log.error("shoe alarm", cause=cause, dispense_id=dispense_id, blocking=blocking)
+        self.append("fault", data, self._live_id())
+        if blocking:
+            self.alarm = data
+
+    def on_discrepancy(self, notice: Discrepancy) -> None:
+        """The shoe contradicted itself outside a dispense: an alarm, and the live round is a misdeal."""
+        self.raise_alarm(notice.cause, notice.detail, dispense_id=notice.dispense_id)
+        run = self.run
+        if run is not None and not run.closed and not run.terminal:
+            run.void(self, Irregularity.SHOE_DISCREPANCY, f"the shoe contradicted itself: {notice.detail}")
+
+    def refuse_if_alarmed(self) -> None:
+        """``open-round`` is refused while an alarm waits for a technician (issue 10 break 5)."""
+        if self.alarm is not None:
+            raise ServiceError(
+                "shoe-alarm",
+                f"the shoe is in alarm: {self.alarm.get('detail')}",
+                http_status=409,
+                hint="a technician checks the shoe and the journal, then acknowledges with clear-fault",
+            )
+
+    def acknowledge_alarm(self) -> dict[str, Any] | None:
+        """The technician's acknowledgement (``clear-fault``): the alarm it clears, or None."""
+        alarm, self.alarm = self.alarm, None
+        return alarm
 
     def post(self, item: m.Event | Notice) -> None:
         """The link thread's callback: note timing and link state, queue the item for the owner."""
@@ -120,11 +203,21 @@ class ShoeSide:
         if self._in_tray is not None and self._taken != self._in_tray:
             self._wait_tray_empty(client)
         try:
-            stack = client.dispense(size)
-        except ShoeProtocolError as exc:
-            if exc.nak is not NakCode.BAD_STATE or not self._wait_tray_empty(client):
-                raise
-            stack = client.dispense(size)
+            try:
+                stack = client.dispense(size)
+            except ShoeProtocolError as exc:
+                if (
+                    isinstance(exc, ShoeDiscrepancy)
+                    or exc.nak is not NakCode.BAD_STATE
+                    or not self._wait_tray_empty(client)
+                ):
+                    raise
+                stack = client.dispense(size)
+        except ShoeDiscrepancy as exc:
+            # Nothing of this stack is journaled as dealt: the cards it moved are the alarm's to account for.
+            self.raise_alarm(exc.cause, exc.detail, dispense_id=exc.dispense_id, unjournaled=exc.moved)
+            self._in_tray = exc.dispense_id
+            raise
         self._in_tray = stack.dispense_id
         return stack
 
@@ -147,6 +240,9 @@ class ShoeSide:
     def scan(self) -> CardRead:
         try:
             return self.shoe().scan(self.config.timeouts.scan)
+        except ShoeDiscrepancy as exc:  # the card is out of the stub, its identity in doubt: never a guess
+            self.on_discrepancy(Discrepancy(exc.cause, exc.detail))
+            raise ServiceError("shoe-discrepancy", f"the round is void: {exc}", hint=exc.hint) from exc
         except (ShoeProtocolError, ShoeTimeout) as exc:
             raise ServiceError(
                 "no-card",
@@ -173,8 +269,11 @@ class ShoeSide:
     def cards_remaining(self) -> int | None:
         if self.client is None:
             return None
-        try:
-            count = self.client.status().cards_remaining
+        try:  # the count a round opens on is the deck's only whole-deck check: confirmed by the shoe's replay
+            count = self.client.status(confirm=True).cards_remaining
+        except ShoeDiscrepancy as exc:
+            self.raise_alarm(exc.cause, exc.detail)
+            raise ServiceError("shoe-discrepancy", f"the shoe's count is in doubt: {exc}", hint=exc.hint) from exc
         except ShoeError:
             return None
         return None if count == m.Status.UNKNOWN_REMAINING else count

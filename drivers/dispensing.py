@@ -1,0 +1,250 @@
+"""One dispense, exactly once (SPEC §6), and cross-checked against everything else the shoe says.
+
+:class:`Dispenser` is the part of :class:`~drivers.client.ShoeClient` that moves cards. Besides the
+exactly-once rules (after a lost reply or link: STATUS, then ``QUERY_DISPENSE`` about the id in doubt,
+never a new id) it checks, for every stack (SPEC §6, "What the host checks"; ``drivers.crosscheck``):
+
+- a new dispense id is answered STARTED; a refusal (NAK) or another answer means no card moved, which
+  ``QUERY_DISPENSE`` must confirm (UNKNOWN);
+- every CARD_READ agrees with STACK_READY (or with the COMPLETE report read back);
+- the shoe's stored result agrees with the stack;
+- the counters and cards remaining moved by the stack's cards, and nothing moved between dispenses.
+
+Any disagreement raises :class:`~drivers.errors.ShoeDiscrepancy`, after the dispense has settled in the
+shoe (so ``moved`` says what its stored result holds): the caller treats the stack as a misdeal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, TypeVar
+
+import structlog
+
+from drivers.crosscheck import counters_agree, reads_agree, stored_agrees
+from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeFault, ShoeIOError, ShoeProtocolError, ShoeTimeout
+from drivers.stacks import DispenseFailed, Stack, StackTracker
+from protocols import messages as m
+from protocols.codes import DispensePhase, FaultCode
+from protocols.fields import CardRead
+
+if TYPE_CHECKING:
+    from drivers.client import ShoeClient
+
+log = structlog.get_logger("drivers.client")
+
+Position = tuple[m.Counters, m.Status]
+T = TypeVar("T")
+
+
+class Dispenser:
+    def __init__(self, client: ShoeClient) -> None:
+        self.client = client
+        self.last_after: Position | None = None
+        """Counters and STATUS after the last verified dispense; None after anything unverified."""
+
+    def dispense(self, cards: int) -> Stack:
+        c = self.client
+        if c._needs_resync:
+            c.resync()
+        before = self._position_before()
+        dispense_id = c._next_dispense_id
+        c._next_dispense_id += 1
+        tracker = StackTracker(dispense_id)
+        c._trackers[dispense_id] = tracker
+        confirmed: ShoeError | None = None  # a refusal the shoe's stored results confirm: nothing moved
+        try:
+            try:
+                # A lost reply or link is settled by reconcile (QUERY_DISPENSE), not by re-sending.
+                report = c._call(m.Dispense(dispense_id, cards), m.DispenseReport, retries=0, survive_loss=False)
+            except (ShoeTimeout, ShoeIOError) as exc:
+                log.warning("dispense reply lost; reconciling", dispense_id=dispense_id, error=str(exc))
+                c._needs_resync = True
+                report = self.reconcile(dispense_id, cards)
+            except (ShoeProtocolError, ShoeFault) as exc:
+                verdict = self._refused(dispense_id, exc)
+                confirmed = exc if verdict is exc else None
+                raise verdict from exc
+            else:
+                self._started(report)
+            try:
+                stack = self.finish(tracker, report, cards)
+            except DispenseFailed as failed:
+                self._verify(dispense_id, before, failed.cards, failed=True)
+                raise
+            after = self._verify(dispense_id, before, stack.cards, failed=False)
+            stack = replace(stack, counters=(before[0].cards, after[0].cards))
+            c._remember(stack)
+            return stack
+        except ShoeDiscrepancy:
+            self.last_after = None
+            c._needs_resync = True
+            raise
+        except (ShoeTimeout, ShoeIOError, DispenseFailed):
+            raise  # in doubt (the caller pauses and reconciles), or a fault the shoe's stored result confirms
+        except ShoeError as exc:
+            if exc is confirmed:
+                raise
+            # Sent, and then an answer that fits no rule (a resync answered by another type...): cards may
+            # have moved, so never a plain error that the caller could retry with a new id.
+            self.last_after = None
+            c._needs_resync = True
+            raise self._settled("unexpected-answer", f"dispense {dispense_id}: {exc}", dispense_id) from exc
+        finally:
+            del c._trackers[dispense_id]
+
+    # -- the checks ----------------------------------------------------------------------------------
+
+    def _ask(self, ask: Callable[[], T]) -> T:
+        """A read-only request, asked again on silence until ``reconnect_give_up`` (it moves nothing)."""
+        deadline = time.monotonic() + self.client.timeouts.reconnect_give_up
+        while True:
+            try:
+                return ask()
+            except (ShoeTimeout, ShoeIOError):
+                if time.monotonic() >= deadline:
+                    raise
+
+    def _position(self) -> Position:
+        return self._ask(self.client.counters), self._ask(self.client.status)
+
+    def _query(self, dispense_id: int) -> m.DispenseReport:
+        return self._ask(lambda: self.client.query_dispense(dispense_id))
+
+    def _position_before(self) -> Position:
+        """Counters and STATUS now; nothing may have moved since the last verified dispense."""
+        before = self._position()
+        last, self.last_after = self.last_after, None
+        if last is not None and before[0].cards != last[0].cards:
+            moved = before[0].cards - last[0].cards
+            raise ShoeDiscrepancy(
+                "unasked-cards",
+                f"the shoe's card counter moved by {moved} since the last dispense, with no dispense asked",
+                moved=moved,
+            )
+        return before
+
+    def _started(self, report: m.DispenseReport) -> None:
+        """A new id is answered STARTED (SPEC §6 rule 2): anything else is a shoe that contradicts the id's history."""
+        if report.phase is not DispensePhase.STARTED:
+            did = report.dispense_id
+            raise self._settled(
+                "phase-not-started",
+                f"dispense {did} was new, but the shoe answered {report.phase.name}"
+                + (" (replayed)" if report.replayed else "")
+                + " instead of STARTED",
+                did,
+            )
+
+    def _refused(self, dispense_id: int, exc: ShoeError) -> ShoeError:
+        """A refusal or a wrong answer means nothing moved: the shoe must not know the id (QUERY: UNKNOWN)."""
+        try:
+            report = self._query(dispense_id)
+        except ShoeError as query_failed:
+            return self._settled("refusal-unconfirmed", f"dispense {dispense_id}: {exc}; {query_failed}", dispense_id)
+        if report.phase is DispensePhase.UNKNOWN:
+            return exc
+        return self._settled(
+            "refused-but-moved",
+            f"the shoe refused dispense {dispense_id} ({exc}) but reports it {report.phase.name}",
+            dispense_id,
+        )
+
+    def _settled(self, cause: str, detail: str, dispense_id: int) -> ShoeDiscrepancy:
+        """The discrepancy, once the shoe has finished the dispense: ``moved`` from its stored result."""
+        moved: int | None = None
+        deadline = time.monotonic() + self.client.timeouts.dispense(4)
+        try:
+            while True:
+                report = self._query(dispense_id)
+                if report.phase in (DispensePhase.COMPLETE, DispensePhase.FAILED):
+                    moved = len(report.cards)
+                elif report.phase is DispensePhase.UNKNOWN:
+                    moved = 0
+                if moved is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        except ShoeError as exc:
+            log.warning("could not learn what the shoe moved", dispense_id=dispense_id, error=str(exc))
+        log.error("shoe discrepancy", cause=cause, dispense_id=dispense_id, moved=moved)
+        return ShoeDiscrepancy(cause, detail, dispense_id=dispense_id, moved=moved)
+
+    def _no_conflict(self, tracker: StackTracker) -> None:
+        if tracker.conflict is not None:
+            raise self._settled("card-read-mismatch", tracker.conflict, tracker.dispense_id)
+
+    def _agree(self, tracker: StackTracker, stack: tuple[CardRead, ...], *, every_card: bool, what: str) -> None:
+        try:
+            reads_agree(tracker.dispense_id, tracker.reads, stack, every_card=every_card, what=what)
+        except ShoeDiscrepancy as exc:
+            raise self._settled(exc.cause, exc.detail, tracker.dispense_id) from exc
+
+    def _verify(self, dispense_id: int, before: Position, cards: tuple[CardRead, ...], *, failed: bool) -> Position:
+        """The stored result and the counters against the stack the events gave; any refusal is a discrepancy."""
+        try:
+            stored_agrees(dispense_id, self._query(dispense_id), cards, failed=failed)
+            after = self._position()
+            counters_agree(dispense_id, before, after, len(cards), failed=failed)
+        except ShoeDiscrepancy as exc:
+            raise self._settled(exc.cause, exc.detail, dispense_id) from exc
+        except ShoeProtocolError as exc:
+            raise self._settled("unverifiable", f"dispense {dispense_id} not checkable: {exc}", dispense_id) from exc
+        self.last_after = after
+        return after
+
+    # -- exactly once ------------------------------------------------------------------------------
+
+    def reconcile(self, dispense_id: int, cards: int) -> m.DispenseReport:
+        """After a lost reply or link: learn what became of ``dispense_id`` without ever doubling it.
+
+        A dispense in doubt is not abandoned after one round of re-sends: the client keeps asking
+        until ``reconnect_give_up`` has passed, since giving up would leave the table not knowing
+        whether cards moved.
+        """
+        c = self.client
+        deadline = time.monotonic() + c.timeouts.reconnect_give_up
+        while True:
+            try:
+                c._await_link()
+                c.resync()
+                report = c.query_dispense(dispense_id)
+                if report.phase is DispensePhase.UNKNOWN:
+                    # The shoe never received it: the same id is safe to send again (SPEC §6 rule 2).
+                    try:
+                        report = c._call(m.Dispense(dispense_id, cards), m.DispenseReport)
+                    except (ShoeProtocolError, ShoeFault) as exc:
+                        raise self._refused(dispense_id, exc) from exc
+                    self._started(report)
+                return report
+            except (ShoeTimeout, ShoeIOError) as exc:
+                if time.monotonic() >= deadline:
+                    raise
+                log.warning("reconciliation interrupted; asking again", dispense_id=dispense_id, error=str(exc))
+
+    def finish(self, tracker: StackTracker, report: m.DispenseReport, cards: int) -> Stack:
+        c = self.client
+        dispense_id = tracker.dispense_id
+        for _ in range(c.timeouts.retries + 2):
+            self._no_conflict(tracker)
+            if report.phase is DispensePhase.COMPLETE:
+                # Read back (after a lost reply or link): its CARD_READs may still be on their way.
+                self._agree(tracker, report.cards, every_card=False, what="the COMPLETE report")
+                if tracker.result is not None and tracker.result != report.cards:
+                    raise self._settled("card-read-mismatch", "STACK_READY and the COMPLETE report differ", dispense_id)
+                return Stack(dispense_id, report.cards, report.replayed)
+            if report.phase is DispensePhase.FAILED:
+                self._agree(tracker, report.cards, every_card=False, what="the FAILED report")
+                raise DispenseFailed(FaultCode(report.fault or FaultCode.INTERNAL_ERROR), dispense_id, report.cards)
+            tracker.wait(c.timeouts.dispense(cards))
+            self._no_conflict(tracker)
+            if tracker.result is not None:
+                self._agree(tracker, tracker.result, every_card=True, what="STACK_READY")
+                return Stack(dispense_id, tracker.result)
+            if tracker.fault is not None:
+                raise DispenseFailed(tracker.fault, dispense_id, tracker.cards_so_far())
+            tracker.interrupted = False
+            c._needs_resync = True
+            report = self.reconcile(dispense_id, cards)
+        raise ShoeTimeout(f"dispense {dispense_id} did not complete; shoe reports {report.phase.name}")
