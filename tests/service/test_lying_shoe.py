@@ -24,7 +24,7 @@ from shoe.service import ServiceError, TableService
 from tests.service.conftest import FAST, OBS, D, T, Table, deck
 
 OPEN = {"game": "mississippi-stud", "jurisdiction": "NY", "table": {"min_ante": 100, "max_ante": 10_000},
-        "seats": {"1": {"ante": 500}}}  # fmt: skip
+        "seats": [{"seat": 1, "ante": 500}]}  # fmt: skip
 STUD = {"game": "seven-card-stud", "jurisdiction": "NJ", "table": {"ante": 25, "bring_in": 50, "small_bet": 100,
         "big_bet": 200}, "seats": [{"seat": 1}, {"seat": 3}]}  # fmt: skip
 
