@@ -111,6 +111,7 @@ _DECISIONS = {"decide": "decision", "stud-action": "decision"}
 _TYPES = {
     ("fault", "raised"): "shoe-fault",
     ("fault", "cleared"): "shoe-fault-cleared",
+    ("fault", "alarm"): "shoe-alarm",
     ("link", "lost"): "link-lost",
     ("link", "restored"): "link-restored",
     ("link", "resynced"): "link-resynced",

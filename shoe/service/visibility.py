@@ -273,9 +273,23 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             cards_at_open=ALWAYS,
             dispensed=ALWAYS,
             cards=NEVER,
+            verdict=ALWAYS,  # the shoe's position at connect against the journal's (shoe-position)
+            serial=ALWAYS,
+            cards_counter=ALWAYS,
+            stacks_counter=ALWAYS,
+            detail=TEXT,
             **_POSITION,
         ),
-        "fault": _v(event=ALWAYS, code=ALWAYS, dispense_id=ALWAYS, **_POSITION),
+        "fault": _v(
+            event=ALWAYS,
+            code=ALWAYS,
+            dispense_id=ALWAYS,
+            cause=ALWAYS,  # an alarm (event "alarm"): why, what it says, whether it refuses rounds
+            detail=TEXT,
+            blocking=ALWAYS,
+            unjournaled=ALWAYS,
+            **_POSITION,
+        ),
         "technician": _v(
             action=ALWAYS,
             ok=ALWAYS,
@@ -287,6 +301,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             known_dispense_id=ALWAYS,
             size=ALWAYS,
             failed=ALWAYS,
+            acknowledged=ALWAYS,  # clear-fault: the alarm it acknowledged
             cards=NEVER,
         ),
         "service": _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
