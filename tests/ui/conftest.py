@@ -215,6 +215,9 @@ def card_forms(code: str) -> tuple[str, str, str]:
     return code, ("10" if rank == "T" else rank) + GLYPH[suit], f"{RANK_NAME[rank]} of {SUIT_NAME[suit]}"
 
 
+CODES_WRITTEN_TOGETHER = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs]){3,}(?![A-Za-z0-9])")
+
+
 def hidden_cards_absent(page: Any, hidden: set[str]) -> None:
     """No card in ``hidden`` shows in the page's text or anywhere in its DOM."""
     text = page.evaluate("document.body.innerText")
@@ -230,6 +233,13 @@ def hidden_cards_absent(page: Any, hidden: set[str]) -> None:
             leaks.append(f"{code} (as {glyph})")
         if spoken in dom.lower():
             leaks.append(f"{code} (as {spoken!r})")
+    for where, content in (("text", text), ("DOM", dom)):
+        run = CODES_WRITTEN_TOGETHER.search(content)
+        if run:  # a deck order (the emulator's deck= option) or a stack written as one word
+            leaks.append(f"{run.group(0)} (codes written together, in the {where})")
+        for option in ("deck=", "seed="):
+            if option in content:
+                leaks.append(f"the shoe port's {option} option (in the {where})")
     assert not leaks, f"unrevealed cards on the page: {leaks}"
 
 
