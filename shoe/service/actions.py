@@ -24,7 +24,7 @@ from protocols.codes import FaultCode
 from shoe.journal import JournalError
 from shoe.rules.errors import RuleViolation
 from shoe.service import requests as rq
-from shoe.service.errors import Role, ServiceError, from_rule, from_shoe
+from shoe.service.errors import ErrorKind, Role, ServiceError, from_rule, from_shoe
 from shoe.service.owner import Command, Owner
 from shoe.service.registry import ACTIONS, BY_NAME, Action, Scope
 from shoe.service.rounds import new_round_id
@@ -45,9 +45,11 @@ def translate(exc: BaseException) -> ServiceError:
     if isinstance(exc, ShoeError):
         return from_shoe(exc)
     if isinstance(exc, JournalError):
-        return ServiceError("journal-error", str(exc), http_status=503, hint="check the disk; see the service log")
+        return ServiceError(
+            "journal-error", str(exc), kind=ErrorKind.UNAVAILABLE, hint="check the disk; see the service log"
+        )
     log.exception("action failed", error_type=type(exc).__name__)
-    return ServiceError("internal", "internal error; the service log has the details", http_status=500)
+    return ServiceError("internal", "internal error; the service log has the details", kind=ErrorKind.INTERNAL)
 
 
 def execute(owner: Owner, cmd: Command) -> None:
@@ -60,7 +62,7 @@ def execute(owner: Owner, cmd: Command) -> None:
     failure: Exception | None = None
     try:
         if owner.stopping:
-            raise ServiceError("stopping", "the service is stopping", http_status=503)
+            raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
         result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
         error, failure = translate(exc), exc
@@ -92,14 +94,18 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
     """Check the role, type the parameters (the same checks as the HTTP edge), run the action's handler."""
     entry = BY_NAME.get(action)
     if entry is None:
-        raise ServiceError("bad-request", f"unknown action {action!r}; actions: {', '.join(ROLES)}", http_status=400)
+        raise ServiceError(
+            "bad-request", f"unknown action {action!r}; actions: {', '.join(ROLES)}", kind=ErrorKind.BAD_INPUT
+        )
     if role is not entry.role:
         who = getattr(role, "value", role)
-        raise ServiceError("forbidden", f"{action} is for the {entry.role.value} role, not {who}", http_status=403)
+        raise ServiceError(
+            "forbidden", f"{action} is for the {entry.role.value} role, not {who}", kind=ErrorKind.FORBIDDEN
+        )
     try:
         request = rq.convert(params, entry.request)
     except rq.RequestError as exc:
-        raise ServiceError("bad-request", str(exc), http_status=400) from None
+        raise ServiceError("bad-request", str(exc), kind=ErrorKind.BAD_INPUT) from None
     run = owner.run
     live = run is not None and not run.closed
     if entry.scope is Scope.MAINTENANCE:
@@ -124,7 +130,7 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
         answer = None if run is None else run.closed_answer(action)  # the last round, closed: settle's awards
         if answer is not None:
             return answer
-        raise ServiceError("no-round", "no round is live: open one first", http_status=404)
+        raise ServiceError("no-round", "no round is live: open one first", kind=ErrorKind.NOT_FOUND)
     return _round_action(owner, entry, request)
 
 
@@ -140,7 +146,9 @@ def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
     game = rq.game_of(request)
     cls = owner.games.get(game)
     if cls is None:  # pragma: no cover - every game of the request type is served
-        raise ServiceError("bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", http_status=400)
+        raise ServiceError(
+            "bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", kind=ErrorKind.BAD_INPUT
+        )
     round_id = new_round_id(owner.config.table)
     run, opened = cls.open(round_id, request, owner)
     owner.append("round-opened", opened, round_id)
@@ -158,7 +166,7 @@ def _fault(raw: str | int | None) -> FaultCode | None:
         return FaultCode[raw.upper().replace("-", "_")]
     except (KeyError, ValueError):
         names = ", ".join(f.name.lower() for f in FaultCode)
-        raise ServiceError("bad-request", f"fault {raw!r} unknown; faults: {names}", http_status=400) from None
+        raise ServiceError("bad-request", f"fault {raw!r} unknown; faults: {names}", kind=ErrorKind.BAD_INPUT) from None
 
 
 def _verify_journal(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:

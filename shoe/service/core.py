@@ -26,7 +26,7 @@ from drivers.transport import Transport, open_transport, redact_port
 from shoe.hands import tables as hand_tables
 from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
-from shoe.service.errors import Role, ServiceError
+from shoe.service.errors import ErrorKind, Role, ServiceError
 from shoe.service.feed import EventFeed
 from shoe.service.metrics import Live, Metrics
 from shoe.service.mississippi import MississippiRun
@@ -156,7 +156,7 @@ class TableService:
         the same checks as the HTTP edge (``bad-request`` names the field's path).
         """
         if not self._running:
-            raise ServiceError("not-running", "the service is not running", http_status=503)
+            raise ServiceError("not-running", "the service is not running", kind=ErrorKind.UNAVAILABLE)
         future: Future[dict[str, Any]] = Future()
         request = params if isinstance(params, msgspec.Struct) else dict(params or {})
         self._owner.inbox.put(Command(action, request, role, future))
@@ -166,10 +166,14 @@ class TableService:
         except FutureTimeout:
             if future.cancel():
                 raise ServiceError(
-                    "busy", "the service did not get to the action in time; nothing was done", http_status=503
+                    "busy",
+                    "the service did not get to the action in time; nothing was done",
+                    kind=ErrorKind.UNAVAILABLE,
                 ) from None
             raise ServiceError(
-                "timeout", "the action is still running; check the round before repeating it", http_status=503
+                "timeout",
+                "the action is still running; check the round before repeating it",
+                kind=ErrorKind.UNAVAILABLE,
             ) from None
 
     # -- reads (any thread) ------------------------------------------------------------------------

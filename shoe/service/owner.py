@@ -34,7 +34,7 @@ from shoe.journal.lock import JournalLock, checkpoint, open_checked
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig
-from shoe.service.errors import ServiceError
+from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.feed import EventFeed
 from shoe.service.metrics import Metrics
 from shoe.service.recovery import read_stack, reconcile, scan_journal
@@ -269,7 +269,7 @@ class Owner(ShoeSide):
 
     def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int:
         if self.journal is None:
-            raise ServiceError("journal-closed", "the journal is not open", http_status=503)
+            raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
         self._appends += 1
         entry = self.journal.append(kind, data, round_id=round_id)
         known = data.get("known_dispense_id")
@@ -314,7 +314,7 @@ class Owner(ShoeSide):
             return ServiceError(
                 "unrecordable",
                 f"the journal cannot record this action's data ({exc}); the round is as the journal has it",
-                http_status=400,
+                kind=ErrorKind.BAD_INPUT,
                 hint="send plain JSON text (no lone surrogates, NaN or unusual nesting)",
             )
         return None

@@ -27,7 +27,7 @@ from protocols.fields import CardRead
 from shoe import present as render
 from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig
-from shoe.service.errors import ServiceError
+from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.recovery import POSITION_EVENT, journal_position, judge_position
 from shoe.service.secrecy import scrub_text
 
@@ -163,7 +163,7 @@ class ShoeSide:
             raise ServiceError(
                 "shoe-alarm",
                 f"the shoe is in alarm: {self.alarm.get('detail')}",
-                http_status=409,
+                kind=ErrorKind.CONFLICT,
                 hint="a technician checks the shoe and the journal, then acknowledges with clear-fault",
             )
 
@@ -191,7 +191,7 @@ class ShoeSide:
             raise ServiceError(
                 "shoe-unavailable",
                 f"the shoe at {redact_port(self.config.shoe_port)} is not connected",
-                http_status=503,
+                kind=ErrorKind.UNAVAILABLE,
                 hint="check the cable and the port; the service keeps trying",
             )
         return self.client

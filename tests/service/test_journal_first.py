@@ -33,6 +33,7 @@ from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.journal import Entry, Journal, JournalDataError, JournalError
 from shoe.service import Role, ServiceError, TableService
 from shoe.service.core import GAMES
+from shoe.service.errors import ErrorKind
 from shoe.service.recovery import scan_journal
 from shoe.service.registry import ACTIONS
 from shoe.service.rounds import rebuild
@@ -311,7 +312,7 @@ def test_a_failed_journal_write_leaves_memory_equal_to_the_journal(
         assert injector.calls == fail_at, f"{where}: the failure was never reached"
         assert error is not None, f"{where}: the action answered success"
         if mode == "disk":
-            assert error.code == "journal-error" and error.http_status == 503, where
+            assert error.code == "journal-error" and error.kind == ErrorKind.UNAVAILABLE, where
             deadline = time.monotonic() + 10.0
             while service.health()["service"]["running"] and time.monotonic() < deadline:
                 time.sleep(0.01)
