@@ -73,7 +73,7 @@ def execute(owner: Owner, cmd: Command) -> None:
             error, failure = translate(exc), exc
     if failure is not None:  # memory may be ahead of the journal: rebuilt from it, or the service stops
         error = owner.recover(failure) or error
-    run = owner.run
+    run = owner.desk.run
     fields = {
         "action": cmd.action,
         "role": getattr(cmd.role, "value", cmd.role),
@@ -87,7 +87,7 @@ def execute(owner: Owner, cmd: Command) -> None:
     assert result is not None
     log.info("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
-    cmd.future.set_result({**reply, **result, "cursor": owner.feed.latest})
+    cmd.future.set_result({**reply, **result, "cursor": owner.sink.feed.latest})
 
 
 def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Any) -> dict[str, Any]:
@@ -106,7 +106,8 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
         request = rq.convert(params, entry.request)
     except rq.RequestError as exc:
         raise ServiceError("bad-request", str(exc), kind=ErrorKind.BAD_INPUT) from None
-    run = owner.run
+    desk = owner.desk
+    run = desk.run
     live = run is not None and not run.closed
     if entry.scope is Scope.MAINTENANCE:
         if live and run is not None:
@@ -119,13 +120,13 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
     if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
-        owner.refuse_if_alarmed()
+        owner.supervisor.refuse_if_alarmed()
         assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
         return open_round(owner, request)
     if not live or run is None:
         if entry.between_rounds:  # emptying the shoe between rounds (after a void, or after stud)
-            count = owner.release_stub()
-            owner.append("decision", {"action": "release-stub", "count": count}, None)
+            count = desk.release_stub()
+            desk.append("decision", {"action": "release-stub", "count": count}, None)
             return {"count": count}
         answer = None if run is None else run.closed_answer(action)  # the last round, closed: settle's awards
         if answer is not None:
@@ -135,11 +136,11 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
 
 
 def _round_action(owner: Owner, entry: Action, request: msgspec.Struct) -> dict[str, Any]:
-    run = owner.run
+    run = owner.desk.run
     assert run is not None
     if run.game not in entry.games:
         raise ServiceError("wrong-game", f"{entry.name!r} is not an action of {run.game}")
-    return run.act(owner, entry.name, request)
+    return run.act(owner.desk, entry.name, request)
 
 
 def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
@@ -150,9 +151,9 @@ def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
             "bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", kind=ErrorKind.BAD_INPUT
         )
     round_id = new_round_id(owner.config.table)
-    run, opened = cls.open(round_id, request, owner)
-    owner.append("round-opened", opened, round_id)
-    owner.run = run
+    run, opened = cls.open(round_id, request, owner.desk)
+    owner.desk.append("round-opened", opened, round_id)
+    owner.desk.run = run
     owner.metrics.inc("rounds_total")
     return {"round_id": round_id}
 
@@ -170,8 +171,8 @@ def _fault(raw: str | int | None) -> FaultCode | None:
 
 
 def _verify_journal(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
-    assert owner.journal is not None
-    result = owner.journal.verify()
+    assert owner.sink.journal is not None
+    result = owner.sink.journal.verify()
     data = {
         "action": "verify-journal",
         "ok": result.ok,
@@ -179,18 +180,18 @@ def _verify_journal(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
         "first_bad_seq": result.first_bad_seq,
         "problem": result.problem,
     }
-    owner.append("technician", data, None)
+    owner.desk.append("technician", data, None)
     return data
 
 
 def _clear_fault(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
     assert isinstance(request, rq.ClearFault)
     code = _fault(request.fault)
-    owner.shoe().clear_fault(code)
-    alarm = owner.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
+    owner.supervisor.shoe().clear_fault(code)
+    alarm = owner.supervisor.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
     acknowledged = alarm and alarm["cause"]
     data = {"action": "clear-fault", "fault": code.name if code else "all", "acknowledged": acknowledged}
-    owner.append("technician", data, None)
+    owner.desk.append("technician", data, None)
     return {"fault": code.name.lower() if code else "all", "acknowledged": acknowledged}
 
 
@@ -200,7 +201,7 @@ def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, An
     out = []
     for _ in range(request.stacks):
         try:
-            stack = owner.dispense(size)
+            stack = owner.desk.dispense(size)
         except DispenseFailed as exc:
             data = {
                 "action": action,
@@ -209,7 +210,7 @@ def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, An
                 "cards": [r.card for r in exc.cards],
                 "failed": exc.code.name,
             }
-            owner.append("technician", data, None)
+            owner.desk.append("technician", data, None)
             raise
         data = {
             "action": action,
@@ -218,7 +219,7 @@ def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, An
             "cards": list(stack.codes),
             "size": size,
         }
-        owner.append("technician", data, None)
+        owner.desk.append("technician", data, None)
         out.append({"dispense_id": stack.dispense_id, "cards": len(stack.cards), "unreadable": list(stack.unreadable)})
     return {"stacks": out}
 

@@ -73,7 +73,7 @@ class TableService:
         """
         if self._thread is not None:
             raise RuntimeError("TableService.start() called twice")
-        self._owner.new_journal = new_journal
+        self._owner.sink.new_journal = new_journal
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._main, name="shoed-owner", daemon=True)
         self._thread.start()
@@ -136,12 +136,13 @@ class TableService:
         """Stop as abruptly as a power cut (tests): no stop entry; journal and link closed at once."""
         owner = self._owner
         owner.killed = True
-        if owner.journal is not None:
-            owner.journal.close()
-        if owner.client is not None:
-            owner.client.close()
-        if owner.lock is not None:  # the kernel would release it with the process
-            owner.lock.release()
+        sink, client = owner.sink, owner.supervisor.client
+        if sink.journal is not None:
+            sink.journal.close()
+        if client is not None:
+            client.close()
+        if sink.lock is not None:  # the kernel would release it with the process
+            sink.lock.release()
         owner.inbox.put(Command(KILL, {}, None, Future()))
         if self._thread is not None:
             self._thread.join()
@@ -180,14 +181,14 @@ class TableService:
 
     def round_view(self, role: Role) -> dict[str, Any] | None:
         """The current (or last) round as anyone may see it: the same for every role."""
-        view = self._owner.view
+        view = self._owner.shown.view
         return None if view is None else copy.deepcopy(view)
 
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         return self._feed.since(cursor, timeout)
 
     def health(self) -> dict[str, Any]:
-        owner = self._owner
+        shown = self._owner.shown
         return {
             "service": {
                 "version": _version(),
@@ -198,12 +199,12 @@ class TableService:
                 "running": self._running,
             },
             "shoe": {
-                "link": owner.link,
+                "link": shown.link,
                 "port": redact_port(self.config.shoe_port),  # never its options (the emulator's deck, seed)
-                "identity": copy.deepcopy(owner.identity),
-                "status": copy.deepcopy(owner.status),
+                "identity": copy.deepcopy(shown.identity),
+                "status": copy.deepcopy(shown.status),
             },
-            "round": copy.deepcopy(owner.summary),
+            "round": copy.deepcopy(shown.summary),
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:
@@ -219,10 +220,10 @@ class TableService:
         """Read when scraped, from what the owner publishes. The link's statistics are plain counters its
         reader thread writes; reading them never touches the shoe."""
         owner = self._owner
-        client, summary = owner.client, owner.summary
+        client, summary = owner.supervisor.client, owner.shown.summary
         return Live(
             journal_seq=self._feed.latest,
-            link_up=owner.link == "up",
+            link_up=owner.shown.link == "up",
             round_live=summary is not None and not summary.get("closed"),
             uptime_seconds=round(time.monotonic() - self._started, 3),
             link=None if client is None else client.link.stats,
@@ -235,4 +236,4 @@ class TableService:
     def responsive(self, limit: float) -> bool:
         """For the watchdog: the owner thread is alive and has looped within ``limit`` seconds."""
         alive = self._thread is not None and self._thread.is_alive()
-        return alive and time.monotonic() - self._owner.heartbeat < limit
+        return alive and time.monotonic() - self._owner.shown.heartbeat < limit
