@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from shoe.service.registry import callable_now
+
 if TYPE_CHECKING:
     from shoe.service.rounds import RoundRun
 
@@ -27,8 +29,12 @@ class Snapshots:
     heartbeat: float = field(default_factory=time.monotonic)  # when the owner last looped (the watchdog)
 
     def publish_round(self, run: RoundRun | None) -> None:
-        """The round's view and summary, after every item the owner handled."""
-        self.view = None if run is None else run.view()
+        """The round's view and summary, after every item the owner handled.
+
+        The view lists the actions callable now (``actions``, from the registry: issue 11 point 1); the
+        rules engine still decides each one.
+        """
+        self.view = None if run is None else {**run.view(), "actions": callable_now(run.game, not run.closed)}
         self.summary = (
             None if run is None else {"id": run.round_id, "game": run.game, "state": run.state, "closed": run.closed}
         )

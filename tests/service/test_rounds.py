@@ -280,3 +280,29 @@ def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
     )  # the profiles are the edge's values
     assert "$.jurisdiction" in err.value.message
     assert service.round_view(OBS) is None
+
+
+def test_the_round_view_lists_the_actions_callable_now(table_factory: Any) -> None:
+    """The view's ``actions`` come from the registry (issue 11 point 1): the live round's game's round
+    actions; once it is closed, what may run between rounds."""
+    table = table_factory()
+    service = table.start()
+    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
+                                  "seats": [{"seat": 1, "ante": 500}]}, D)  # fmt: skip
+    live = service.round_view(OBS)
+    assert live is not None
+    assert live["actions"] == [
+        "no-more-bets", "lock-progressive", "chip-count", "deal", "release-stub", "decide", "reveal", "settle",
+        "void", "forfeit", "progressive-inputs",
+    ]  # fmt: skip
+    service.submit("void", {"cause": "other"}, D)
+    closed = service.round_view(OBS)
+    assert closed is not None and closed["closed"] is True
+    assert closed["actions"] == ["open-round", "release-stub", "maintenance-dispense", "clear-fault", "verify-journal"]
+    service.submit("release-stub", {}, D)
+    table.shoe.load(deck())
+    stud = {"game": "seven-card-stud", "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}}
+    service.submit("open-round", {**stud, "seats": [1, 3]}, D)
+    view = service.round_view(OBS)
+    assert view is not None
+    assert view["actions"] == ["deal", "settle", "void", "stud-action", "reshuffle-burns"]
