@@ -1,13 +1,13 @@
 """Who may do what, and running one command on the owner thread.
 
 Every action belongs to one role (``shoe.service.registry.ACTIONS``, declared once); a command from
-another role is refused (403). Its parameters are then converted to the action's request type
-(``shoe.service.requests``: the same checks as the HTTP edge, ``400 bad-request`` naming the field's
-path), so every handler takes a typed request. Technician actions are refused while a round is live
-(409 ``round-live``); a round action of another game is ``409 wrong-game``. Rules-engine refusals
-keep their rule citation; shoe and journal failures become 503s. Every accepted action has been
-journaled before its reply is built.
-"""
+another role is refused (``forbidden``, ``FORBIDDEN``). Its parameters are then converted to the
+action's request type (``shoe.service.requests``: the same checks as the HTTP edge, ``bad-request``
+``BAD_INPUT`` naming the field's path), so every handler takes a typed request. Technician actions are
+refused while a round is live (``round-live``, ``CONFLICT``); a round action of another game is
+``wrong-game``. Rules-engine refusals keep their rule citation; shoe and journal failures are
+``UNAVAILABLE`` (the kinds of ``shoe.service.errors.ErrorKind``; the API maps them to statuses). Every
+accepted action has been journaled before its reply is built."""
 
 from __future__ import annotations
 

@@ -149,7 +149,7 @@ class RoundRun(ABC):
         """Dispense one announced stack and record it; ``(record, stop)``: stop after a fault or pause.
 
         A fault ends the deal with the cards read before it (the fault is journaled first); a lost link
-        pauses the round with the stack in doubt and answers 503 (recovery reconciles it).
+        pauses the round with the stack in doubt and answers ``shoe-unavailable`` (recovery reconciles it).
         """
         try:
             stack = desk.dispense(cards)
