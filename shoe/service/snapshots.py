@@ -16,7 +16,13 @@ from shoe.service.registry import callable_now
 if TYPE_CHECKING:
     from shoe.service.rounds import RoundRun
 
-__all__ = ["Snapshots"]
+__all__ = ["Snapshots", "round_view"]
+
+
+def round_view(run: RoundRun) -> dict[str, Any]:
+    """The round as anyone may see it, with the actions callable now (``actions``, from the registry:
+    issue 11 point 1); the rules engine still decides each one."""
+    return {**run.view(), "actions": callable_now(run.game, not run.closed)}
 
 
 @dataclass
@@ -29,12 +35,8 @@ class Snapshots:
     heartbeat: float = field(default_factory=time.monotonic)  # when the owner last looped (the watchdog)
 
     def publish_round(self, run: RoundRun | None) -> None:
-        """The round's view and summary, after every item the owner handled.
-
-        The view lists the actions callable now (``actions``, from the registry: issue 11 point 1); the
-        rules engine still decides each one.
-        """
-        self.view = None if run is None else {**run.view(), "actions": callable_now(run.game, not run.closed)}
+        """The round's view and summary, after every item the owner handled."""
+        self.view = None if run is None else round_view(run)
         self.summary = (
             None if run is None else {"id": run.round_id, "game": run.game, "state": run.state, "closed": run.closed}
         )

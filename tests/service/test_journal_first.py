@@ -37,6 +37,7 @@ from shoe.service.errors import ErrorKind
 from shoe.service.recovery import scan_journal
 from shoe.service.registry import ACTIONS
 from shoe.service.rounds import rebuild
+from shoe.service.snapshots import round_view
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets
 
 SERVICE_ACTIONS: tuple[str, ...] = tuple(a.name for a in ACTIONS)
@@ -253,7 +254,7 @@ def journal_view(path: Path) -> dict[str, Any] | None:
             opened, entries, closed = last, list(journal.entries(round_id=last.round_id)), True
         run = rebuild(opened, entries, GAMES)
         run.closed = closed
-        return run.view()
+        return round_view(run)
 
 
 def unjournaled_stacks(table: Table) -> list[int]:
