@@ -35,9 +35,14 @@ from drivers.transport import Transport, open_transport
 from protocols import codec
 from protocols import messages as m
 from protocols.framing import Deframer, Frame
+from shoe.api.errors import KIND_STATUS
 from shoe.service import Role, ServiceConfig, ServiceError, TableService
+from shoe.service.errors import ErrorKind
 
 EVENT_RESEND_S = 0.05
+
+STATUS_KINDS = {status: kind for kind, status in KIND_STATUS.items()}
+"""An HTTP refusal back to the in-process error (the soak compares the two rigs' refusals)."""
 
 
 class Table(Protocol):
@@ -261,7 +266,7 @@ class ShoedRig:
         if status >= 300:
             error = data.get("error", {}) if isinstance(data, dict) else {}
             raise ServiceError(str(error.get("code", f"http-{status}")), str(error.get("message", data)),
-                               http_status=status, rule=error.get("rule"))  # fmt: skip
+                               kind=STATUS_KINDS.get(status, ErrorKind.INTERNAL), rule=error.get("rule"))  # fmt: skip
         return dict(data)
 
     def round_view(self) -> dict[str, Any] | None:

@@ -2,8 +2,8 @@
 
 ``ApiError`` is a refusal made by the HTTP layer itself (routing, authentication, the request
 body); the service's own refusals arrive as ``shoe.service.ServiceError`` and are rendered the same
-way, with the regulation they cite in ``rule``.  A bug is answered ``500 internal`` with a fixed
-message: the traceback goes to the log, never into a body.
+way, with the regulation they cite in ``rule``, at the status their kind maps to (``KIND_STATUS``).
+A bug is answered ``500 internal`` with a fixed message: the traceback goes to the log, never into a body.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-__all__ = ["STATUS_CODES", "ApiError", "envelope", "json_bytes"]
+from shoe.service.errors import ErrorKind, ServiceError
+
+__all__ = ["KIND_STATUS", "STATUS_CODES", "ApiError", "envelope", "json_bytes", "service_status"]
 
 # Every code the HTTP layer itself answers with, and its status (the OpenAPI document lists them).
 STATUS_CODES: Mapping[str, int] = {
@@ -32,6 +34,23 @@ STATUS_CODES: Mapping[str, int] = {
     "internal": 500,
     "unavailable": 503,
 }
+
+
+KIND_STATUS: Mapping[ErrorKind, int] = {
+    ErrorKind.BAD_INPUT: 400,
+    ErrorKind.FORBIDDEN: 403,
+    ErrorKind.NOT_FOUND: 404,
+    ErrorKind.CONFLICT: 409,
+    ErrorKind.INTERNAL: 500,
+    ErrorKind.UNAVAILABLE: 503,
+}
+"""The HTTP status of each kind of service refusal (the service itself knows no statuses)."""
+assert set(KIND_STATUS) == set(ErrorKind), "an error kind without its status"
+
+
+def service_status(exc: ServiceError) -> int:
+    """The status a service refusal is answered with."""
+    return KIND_STATUS[exc.kind]
 
 
 class ApiError(Exception):

@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import structlog
 
-from shoe.api.errors import ApiError, envelope, json_bytes
+from shoe.api.errors import ApiError, envelope, json_bytes, service_status
 from shoe.api.limits import SEND_S, DeadlineReader, RequestClock
 from shoe.api.routes import Reply, Request, find
 from shoe.api.schema import parse_body
@@ -155,7 +155,7 @@ class Handler(BaseHTTPRequestHandler):
         except ApiError as exc:
             reply = _error(exc.http_status, exc.code, exc.message, headers=exc.headers)
         except ServiceError as exc:
-            reply = _error(exc.http_status, exc.code, exc.message, rule=exc.rule, hint=getattr(exc, "hint", None))
+            reply = _error(service_status(exc), exc.code, exc.message, rule=exc.rule, hint=getattr(exc, "hint", None))
         except Exception:
             log.exception("request failed", method=self.command, path=self._path())
             reply = _error(500, "internal", "internal error; the service log has the details")

@@ -21,7 +21,7 @@ from shoe.service.requests import body_required, schemas
 __all__ = ["ERROR_STATUSES", "SERVICE_STATUSES", "build_document", "document_bytes"]
 
 VERSION = "1.0.0"
-# Statuses the service answers a refused action with (ServiceError.http_status).
+# Statuses the service answers a refused action with (shoe.api.errors.KIND_STATUS of ServiceError.kind).
 SERVICE_STATUSES: dict[int, str] = {
     400: "A value the rules refuse (a wager outside the limits, an unknown seat...); `rule` cites the regulation",
     403: "The role may not do this",

@@ -1,13 +1,13 @@
 """Who may do what, and running one command on the owner thread.
 
 Every action belongs to one role (``shoe.service.registry.ACTIONS``, declared once); a command from
-another role is refused (403). Its parameters are then converted to the action's request type
-(``shoe.service.requests``: the same checks as the HTTP edge, ``400 bad-request`` naming the field's
-path), so every handler takes a typed request. Technician actions are refused while a round is live
-(409 ``round-live``); a round action of another game is ``409 wrong-game``. Rules-engine refusals
-keep their rule citation; shoe and journal failures become 503s. Every accepted action has been
-journaled before its reply is built.
-"""
+another role is refused (``forbidden``, ``FORBIDDEN``). Its parameters are then converted to the
+action's request type (``shoe.service.requests``: the same checks as the HTTP edge, ``bad-request``
+``BAD_INPUT`` naming the field's path), so every handler takes a typed request. Technician actions are
+refused while a round is live (``round-live``, ``CONFLICT``); a round action of another game is
+``wrong-game``. Rules-engine refusals keep their rule citation; shoe and journal failures are
+``UNAVAILABLE`` (the kinds of ``shoe.service.errors.ErrorKind``; the API maps them to statuses). Every
+accepted action has been journaled before its reply is built."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from protocols.codes import FaultCode
 from shoe.journal import JournalError
 from shoe.rules.errors import RuleViolation
 from shoe.service import requests as rq
-from shoe.service.errors import Role, ServiceError, from_rule, from_shoe
+from shoe.service.errors import ErrorKind, Role, ServiceError, from_rule, from_shoe
 from shoe.service.owner import Command, Owner
 from shoe.service.registry import ACTIONS, BY_NAME, Action, Scope
 from shoe.service.rounds import new_round_id
@@ -45,9 +45,11 @@ def translate(exc: BaseException) -> ServiceError:
     if isinstance(exc, ShoeError):
         return from_shoe(exc)
     if isinstance(exc, JournalError):
-        return ServiceError("journal-error", str(exc), http_status=503, hint="check the disk; see the service log")
+        return ServiceError(
+            "journal-error", str(exc), kind=ErrorKind.UNAVAILABLE, hint="check the disk; see the service log"
+        )
     log.exception("action failed", error_type=type(exc).__name__)
-    return ServiceError("internal", "internal error; the service log has the details", http_status=500)
+    return ServiceError("internal", "internal error; the service log has the details", kind=ErrorKind.INTERNAL)
 
 
 def execute(owner: Owner, cmd: Command) -> None:
@@ -60,7 +62,7 @@ def execute(owner: Owner, cmd: Command) -> None:
     failure: Exception | None = None
     try:
         if owner.stopping:
-            raise ServiceError("stopping", "the service is stopping", http_status=503)
+            raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
         result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
         error, failure = translate(exc), exc
@@ -71,7 +73,7 @@ def execute(owner: Owner, cmd: Command) -> None:
             error, failure = translate(exc), exc
     if failure is not None:  # memory may be ahead of the journal: rebuilt from it, or the service stops
         error = owner.recover(failure) or error
-    run = owner.run
+    run = owner.desk.run
     fields = {
         "action": cmd.action,
         "role": getattr(cmd.role, "value", cmd.role),
@@ -85,22 +87,27 @@ def execute(owner: Owner, cmd: Command) -> None:
     assert result is not None
     log.info("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
-    cmd.future.set_result({**reply, **result, "cursor": owner.feed.latest})
+    cmd.future.set_result({**reply, **result, "cursor": owner.sink.feed.latest})
 
 
 def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Any) -> dict[str, Any]:
     """Check the role, type the parameters (the same checks as the HTTP edge), run the action's handler."""
     entry = BY_NAME.get(action)
     if entry is None:
-        raise ServiceError("bad-request", f"unknown action {action!r}; actions: {', '.join(ROLES)}", http_status=400)
+        raise ServiceError(
+            "bad-request", f"unknown action {action!r}; actions: {', '.join(ROLES)}", kind=ErrorKind.BAD_INPUT
+        )
     if role is not entry.role:
         who = getattr(role, "value", role)
-        raise ServiceError("forbidden", f"{action} is for the {entry.role.value} role, not {who}", http_status=403)
+        raise ServiceError(
+            "forbidden", f"{action} is for the {entry.role.value} role, not {who}", kind=ErrorKind.FORBIDDEN
+        )
     try:
         request = rq.convert(params, entry.request)
     except rq.RequestError as exc:
-        raise ServiceError("bad-request", str(exc), http_status=400) from None
-    run = owner.run
+        raise ServiceError("bad-request", str(exc), kind=ErrorKind.BAD_INPUT) from None
+    desk = owner.desk
+    run = desk.run
     live = run is not None and not run.closed
     if entry.scope is Scope.MAINTENANCE:
         if live and run is not None:
@@ -113,38 +120,40 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
     if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
-        owner.refuse_if_alarmed()
+        owner.supervisor.refuse_if_alarmed()
         assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
         return open_round(owner, request)
     if not live or run is None:
         if entry.between_rounds:  # emptying the shoe between rounds (after a void, or after stud)
-            count = owner.release_stub()
-            owner.append("decision", {"action": "release-stub", "count": count}, None)
+            count = desk.release_stub()
+            desk.append("decision", {"action": "release-stub", "count": count}, None)
             return {"count": count}
         answer = None if run is None else run.closed_answer(action)  # the last round, closed: settle's awards
         if answer is not None:
             return answer
-        raise ServiceError("no-round", "no round is live: open one first", http_status=404)
+        raise ServiceError("no-round", "no round is live: open one first", kind=ErrorKind.NOT_FOUND)
     return _round_action(owner, entry, request)
 
 
 def _round_action(owner: Owner, entry: Action, request: msgspec.Struct) -> dict[str, Any]:
-    run = owner.run
+    run = owner.desk.run
     assert run is not None
     if run.game not in entry.games:
         raise ServiceError("wrong-game", f"{entry.name!r} is not an action of {run.game}")
-    return run.act(owner, entry.name, request)
+    return run.act(owner.desk, entry.name, request)
 
 
 def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
     game = rq.game_of(request)
     cls = owner.games.get(game)
     if cls is None:  # pragma: no cover - every game of the request type is served
-        raise ServiceError("bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", http_status=400)
+        raise ServiceError(
+            "bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", kind=ErrorKind.BAD_INPUT
+        )
     round_id = new_round_id(owner.config.table)
-    run, opened = cls.open(round_id, request, owner)
-    owner.append("round-opened", opened, round_id)
-    owner.run = run
+    run, opened = cls.open(round_id, request, owner.desk)
+    owner.desk.append("round-opened", opened, round_id)
+    owner.desk.run = run
     owner.metrics.inc("rounds_total")
     return {"round_id": round_id}
 
@@ -158,12 +167,12 @@ def _fault(raw: str | int | None) -> FaultCode | None:
         return FaultCode[raw.upper().replace("-", "_")]
     except (KeyError, ValueError):
         names = ", ".join(f.name.lower() for f in FaultCode)
-        raise ServiceError("bad-request", f"fault {raw!r} unknown; faults: {names}", http_status=400) from None
+        raise ServiceError("bad-request", f"fault {raw!r} unknown; faults: {names}", kind=ErrorKind.BAD_INPUT) from None
 
 
 def _verify_journal(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
-    assert owner.journal is not None
-    result = owner.journal.verify()
+    assert owner.sink.journal is not None
+    result = owner.sink.journal.verify()
     data = {
         "action": "verify-journal",
         "ok": result.ok,
@@ -171,18 +180,18 @@ def _verify_journal(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
         "first_bad_seq": result.first_bad_seq,
         "problem": result.problem,
     }
-    owner.append("technician", data, None)
+    owner.desk.append("technician", data, None)
     return data
 
 
 def _clear_fault(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
     assert isinstance(request, rq.ClearFault)
     code = _fault(request.fault)
-    owner.shoe().clear_fault(code)
-    alarm = owner.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
+    owner.supervisor.shoe().clear_fault(code)
+    alarm = owner.supervisor.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
     acknowledged = alarm and alarm["cause"]
     data = {"action": "clear-fault", "fault": code.name if code else "all", "acknowledged": acknowledged}
-    owner.append("technician", data, None)
+    owner.desk.append("technician", data, None)
     return {"fault": code.name.lower() if code else "all", "acknowledged": acknowledged}
 
 
@@ -192,7 +201,7 @@ def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, An
     out = []
     for _ in range(request.stacks):
         try:
-            stack = owner.dispense(size)
+            stack = owner.desk.dispense(size)
         except DispenseFailed as exc:
             data = {
                 "action": action,
@@ -201,7 +210,7 @@ def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, An
                 "cards": [r.card for r in exc.cards],
                 "failed": exc.code.name,
             }
-            owner.append("technician", data, None)
+            owner.desk.append("technician", data, None)
             raise
         data = {
             "action": action,
@@ -210,7 +219,7 @@ def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, An
             "cards": list(stack.codes),
             "size": size,
         }
-        owner.append("technician", data, None)
+        owner.desk.append("technician", data, None)
         out.append({"dispense_id": stack.dispense_id, "cards": len(stack.cards), "unreadable": list(stack.unreadable)})
     return {"stacks": out}
 

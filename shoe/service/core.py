@@ -26,7 +26,7 @@ from drivers.transport import Transport, open_transport, redact_port
 from shoe.hands import tables as hand_tables
 from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
-from shoe.service.errors import Role, ServiceError
+from shoe.service.errors import ErrorKind, Role, ServiceError
 from shoe.service.feed import EventFeed
 from shoe.service.metrics import Live, Metrics
 from shoe.service.mississippi import MississippiRun
@@ -73,7 +73,7 @@ class TableService:
         """
         if self._thread is not None:
             raise RuntimeError("TableService.start() called twice")
-        self._owner.new_journal = new_journal
+        self._owner.sink.new_journal = new_journal
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._main, name="shoed-owner", daemon=True)
         self._thread.start()
@@ -136,12 +136,13 @@ class TableService:
         """Stop as abruptly as a power cut (tests): no stop entry; journal and link closed at once."""
         owner = self._owner
         owner.killed = True
-        if owner.journal is not None:
-            owner.journal.close()
-        if owner.client is not None:
-            owner.client.close()
-        if owner.lock is not None:  # the kernel would release it with the process
-            owner.lock.release()
+        sink, client = owner.sink, owner.supervisor.client
+        if sink.journal is not None:
+            sink.journal.close()
+        if client is not None:
+            client.close()
+        if sink.lock is not None:  # the kernel would release it with the process
+            sink.lock.release()
         owner.inbox.put(Command(KILL, {}, None, Future()))
         if self._thread is not None:
             self._thread.join()
@@ -156,7 +157,7 @@ class TableService:
         the same checks as the HTTP edge (``bad-request`` names the field's path).
         """
         if not self._running:
-            raise ServiceError("not-running", "the service is not running", http_status=503)
+            raise ServiceError("not-running", "the service is not running", kind=ErrorKind.UNAVAILABLE)
         future: Future[dict[str, Any]] = Future()
         request = params if isinstance(params, msgspec.Struct) else dict(params or {})
         self._owner.inbox.put(Command(action, request, role, future))
@@ -166,24 +167,28 @@ class TableService:
         except FutureTimeout:
             if future.cancel():
                 raise ServiceError(
-                    "busy", "the service did not get to the action in time; nothing was done", http_status=503
+                    "busy",
+                    "the service did not get to the action in time; nothing was done",
+                    kind=ErrorKind.UNAVAILABLE,
                 ) from None
             raise ServiceError(
-                "timeout", "the action is still running; check the round before repeating it", http_status=503
+                "timeout",
+                "the action is still running; check the round before repeating it",
+                kind=ErrorKind.UNAVAILABLE,
             ) from None
 
     # -- reads (any thread) ------------------------------------------------------------------------
 
     def round_view(self, role: Role) -> dict[str, Any] | None:
         """The current (or last) round as anyone may see it: the same for every role."""
-        view = self._owner.view
+        view = self._owner.shown.view
         return None if view is None else copy.deepcopy(view)
 
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         return self._feed.since(cursor, timeout)
 
     def health(self) -> dict[str, Any]:
-        owner = self._owner
+        shown = self._owner.shown
         return {
             "service": {
                 "version": _version(),
@@ -194,12 +199,12 @@ class TableService:
                 "running": self._running,
             },
             "shoe": {
-                "link": owner.link,
+                "link": shown.link,
                 "port": redact_port(self.config.shoe_port),  # never its options (the emulator's deck, seed)
-                "identity": copy.deepcopy(owner.identity),
-                "status": copy.deepcopy(owner.status),
+                "identity": copy.deepcopy(shown.identity),
+                "status": copy.deepcopy(shown.status),
             },
-            "round": copy.deepcopy(owner.summary),
+            "round": copy.deepcopy(shown.summary),
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:
@@ -215,10 +220,10 @@ class TableService:
         """Read when scraped, from what the owner publishes. The link's statistics are plain counters its
         reader thread writes; reading them never touches the shoe."""
         owner = self._owner
-        client, summary = owner.client, owner.summary
+        client, summary = owner.supervisor.client, owner.shown.summary
         return Live(
             journal_seq=self._feed.latest,
-            link_up=owner.link == "up",
+            link_up=owner.shown.link == "up",
             round_live=summary is not None and not summary.get("closed"),
             uptime_seconds=round(time.monotonic() - self._started, 3),
             link=None if client is None else client.link.stats,
@@ -231,4 +236,4 @@ class TableService:
     def responsive(self, limit: float) -> bool:
         """For the watchdog: the owner thread is alive and has looped within ``limit`` seconds."""
         alive = self._thread is not None and self._thread.is_alive()
-        return alive and time.monotonic() - self._owner.heartbeat < limit
+        return alive and time.monotonic() - self._owner.shown.heartbeat < limit

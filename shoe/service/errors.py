@@ -2,8 +2,8 @@
 
 ``ServiceError`` is what ``TableService.submit`` raises: ``.code`` (kebab-case, stable for clients),
 ``.message`` (for people; card codes scrubbed), ``.rule`` (the regulation cited, or ``None``) and
-``.http_status`` (400 bad input, 403 wrong role, 404 nothing to act on, 409 refused in this state,
-503 the shoe or the service cannot do it now).
+``.kind`` (an :class:`ErrorKind`: what sort of refusal it is). The service knows nothing of HTTP: the
+API maps each kind to a status (``shoe.api.errors.KIND_STATUS``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from drivers.errors import ShoeError, ShoeFault, ShoeProtocolError
 from shoe.rules.errors import RuleViolation
 from shoe.service.secrecy import scrub_text
 
-__all__ = ["BAD_INPUT_CODES", "Role", "ServiceError", "from_rule", "from_shoe"]
+__all__ = ["BAD_INPUT_CODES", "ErrorKind", "Role", "ServiceError", "from_rule", "from_shoe"]
 
 
 class Role(Enum):
@@ -22,6 +22,17 @@ class Role(Enum):
     TECHNICIAN = "technician"
     OBSERVER = "observer"
     TABLE_SYSTEM = "table-system"
+
+
+class ErrorKind(Enum):
+    """What sort of refusal a ``ServiceError`` is; each edge maps it to its own terms (HTTP: a status)."""
+
+    BAD_INPUT = "bad-input"  # the request's values are wrong
+    FORBIDDEN = "forbidden"  # the caller's role may not do this
+    NOT_FOUND = "not-found"  # nothing to act on (no round is live)
+    CONFLICT = "conflict"  # refused in the current state (out of turn, a round live, an alarm)
+    UNAVAILABLE = "unavailable"  # the shoe or the service cannot do it now (a fault, a lost link, busy)
+    INTERNAL = "internal"  # a bug or a journal the service cannot read back
 
 
 BAD_INPUT_CODES = frozenset(
@@ -41,19 +52,25 @@ BAD_INPUT_CODES = frozenset(
         "short-stub",
     }
 )
-"""Rule-violation codes that mean "the request's values are wrong" (HTTP 400); the rest are 409."""
+"""Rule-violation codes that mean "the request's values are wrong" (``BAD_INPUT``); the rest are ``CONFLICT``."""
 
 
 class ServiceError(Exception):
     """A refused or failed request. ``str()`` is ``"<message> (<rule>)"`` when a rule is cited."""
 
     def __init__(
-        self, code: str, message: str, *, http_status: int = 409, rule: str | None = None, hint: str | None = None
+        self,
+        code: str,
+        message: str,
+        *,
+        kind: ErrorKind = ErrorKind.CONFLICT,
+        rule: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.code = code
         self.message = scrub_text(message)
         self.rule = rule or None
-        self.http_status = http_status
+        self.kind = kind
         self.hint = hint
         super().__init__(f"{self.message} ({self.rule})" if self.rule else self.message)
 
@@ -62,13 +79,13 @@ class ServiceError(Exception):
 
 
 def from_rule(err: RuleViolation) -> ServiceError:
-    status = 400 if err.code in BAD_INPUT_CODES else 409
-    return ServiceError(err.code, err.message, http_status=status, rule=err.rule)
+    kind = ErrorKind.BAD_INPUT if err.code in BAD_INPUT_CODES else ErrorKind.CONFLICT
+    return ServiceError(err.code, err.message, kind=kind, rule=err.rule)
 
 
 def from_shoe(err: ShoeError) -> ServiceError:
     if isinstance(err, ShoeFault):
-        return ServiceError("shoe-fault", str(err), http_status=503, hint=err.hint)
+        return ServiceError("shoe-fault", str(err), kind=ErrorKind.UNAVAILABLE, hint=err.hint)
     if isinstance(err, ShoeProtocolError):
-        return ServiceError("shoe-refused", str(err), http_status=503, hint=err.hint)
-    return ServiceError("shoe-unavailable", str(err), http_status=503, hint=err.hint)
+        return ServiceError("shoe-refused", str(err), kind=ErrorKind.UNAVAILABLE, hint=err.hint)
+    return ServiceError("shoe-unavailable", str(err), kind=ErrorKind.UNAVAILABLE, hint=err.hint)

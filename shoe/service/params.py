@@ -16,14 +16,14 @@ import msgspec
 from shoe.rules.mississippi import TableConfig
 from shoe.rules.mississippi.side_wagers import EnvyAmounts, SideWagerConfig
 from shoe.rules.profiles import SideBet
-from shoe.service.errors import ServiceError
+from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.requests import MississippiTable, Name, RequestError, SeatWager, StudSeat, convert
 
 __all__ = ["bad_request", "journaled_table", "mississippi_seats", "stud_seats", "table_config", "table_params"]
 
 
 def bad_request(message: str) -> ServiceError:
-    return ServiceError("bad-request", message, http_status=400)
+    return ServiceError("bad-request", message, kind=ErrorKind.BAD_INPUT)
 
 
 def table_params(table: Name | MississippiTable | None) -> MississippiTable:
@@ -68,7 +68,7 @@ def mississippi_seats(seats: Sequence[SeatWager]) -> dict[int, dict[str, Any]]:
     out: dict[int, dict[str, Any]] = {}
     for i, item in enumerate(seats):
         if item.seat in out:
-            raise ServiceError("bad-seats", f"$.seats[{i}]: seat {item.seat} is given twice", http_status=400)
+            raise ServiceError("bad-seats", f"$.seats[{i}]: seat {item.seat} is given twice", kind=ErrorKind.BAD_INPUT)
         out[item.seat] = {"ante": item.ante, "side": msgspec.to_builtins(item.side)}
     return out
 

@@ -24,7 +24,7 @@ from protocols.fields import CardRead
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
 from shoe.service.codec import CodecError, decode_record, encode_record
-from shoe.service.errors import ServiceError
+from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.requests import OpenRound
 
 __all__ = ["Desk", "JournalEntry", "RoundRun", "card_entry", "new_round_id", "rebuild"]
@@ -149,7 +149,7 @@ class RoundRun(ABC):
         """Dispense one announced stack and record it; ``(record, stop)``: stop after a fault or pause.
 
         A fault ends the deal with the cards read before it (the fault is journaled first); a lost link
-        pauses the round with the stack in doubt and answers 503 (recovery reconciles it).
+        pauses the round with the stack in doubt and answers ``shoe-unavailable`` (recovery reconciles it).
         """
         try:
             stack = desk.dispense(cards)
@@ -166,7 +166,10 @@ class RoundRun(ABC):
         except (ShoeIOError, ShoeTimeout) as exc:
             self.pause(desk, Irregularity.LINK_LOST, f"{what} in doubt: {exc}")
             raise ServiceError(
-                "shoe-unavailable", f"the shoe link failed during a dispense: {exc}", http_status=503, hint=exc.hint
+                "shoe-unavailable",
+                f"the shoe link failed during a dispense: {exc}",
+                kind=ErrorKind.UNAVAILABLE,
+                hint=exc.hint,
             ) from exc
         journaled = len(self.shoe_cards)
         record = self.absorb(desk, stack)
@@ -262,7 +265,7 @@ def rebuild(opened: JournalEntry, entries: Sequence[JournalEntry], games: Mappin
     data = opened.data
     game = games.get(str(data.get("game")))
     if game is None or opened.round_id is None:
-        raise ServiceError("replay-failed", f"round of unknown game {data.get('game')!r}", http_status=500)
+        raise ServiceError("replay-failed", f"round of unknown game {data.get('game')!r}", kind=ErrorKind.INTERNAL)
     raw: list[Any] = list(data.get("records", []))
     for entry in entries:
         if entry.seq == opened.seq:
@@ -273,7 +276,7 @@ def rebuild(opened: JournalEntry, entries: Sequence[JournalEntry], games: Mappin
     try:
         run = game.replayed(opened.round_id, data, [decode_record(r) for r in raw])
     except (CodecError, RuleViolation, ValueError, TypeError, KeyError) as exc:
-        raise ServiceError("replay-failed", f"round {opened.round_id}: {exc}", http_status=500) from exc
+        raise ServiceError("replay-failed", f"round {opened.round_id}: {exc}", kind=ErrorKind.INTERNAL) from exc
     for entry in entries:
         run.note(entry.kind, entry.data)
     return run

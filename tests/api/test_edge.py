@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from shoe.api import ApiServer
+from shoe.api.errors import service_status
 from shoe.service import Role, ServiceError, TableService
 from tests.api.conftest import Client, RealShoed
 from tests.e2e.support import TOKENS
@@ -121,7 +122,7 @@ def test_submit_in_process_applies_the_same_checks(service: TableService) -> Non
     ):  # fmt: skip
         with pytest.raises(ServiceError) as err:
             service.submit(action, params, role)
-        assert (err.value.code, err.value.http_status) == ("bad-request", 400), (action, params)
+        assert (err.value.code, service_status(err.value)) == ("bad-request", 400), (action, params)
         assert where in err.value.message, err.value.message
     assert service.round_view(Role.OBSERVER) is None
 

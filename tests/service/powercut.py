@@ -2,8 +2,8 @@
 ``tests/e2e/test_crash_inprocess.py``).
 
 A power cut between two journal writes of one command cannot be timed from outside the process, so
-``power_cut_before`` makes one chosen write fail as if the power went just before it: the service's owner is
-left killed, with its journal closed. The test then kills the service (no stop entry) and starts a new one on
+``power_cut_before`` makes one chosen write fail as if the power went just before it: the service's journal
+sink is left killed, with its journal closed. The test then kills the service (no stop entry) and starts a new one on
 the same SQLite journal and the same emulated shoe, which must recover the round.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from shoe.journal import JournalError
 from shoe.service import Role, ServiceError, TableService
-from shoe.service.owner import Owner
+from shoe.service.sink import JournalSink
 
 Hit = Callable[[str, Mapping[str, Any]], bool]
 """Whether the journal write of entry ``kind`` with ``data`` is the one the power goes before."""
@@ -27,21 +27,21 @@ Hit = Callable[[str, Mapping[str, Any]], bool]
 def power_cut_before(hit: Hit) -> Iterator[None]:
     """Inside, the first journal write that ``hit`` matches never happens: the owner is marked killed, its
     journal closed, and the write raises ``JournalError``. Other writes go through; leaving restores them all."""
-    original = Owner.append
+    original = JournalSink.append
     armed = True
 
-    def append(owner: Owner, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+    def append(sink: JournalSink, kind: str, data: dict[str, Any], round_id: str | None) -> int:
         nonlocal armed
         if armed and hit(kind, data):
             armed = False
-            owner.killed = True
-            if owner.journal is not None:
-                owner.journal.close()
+            sink.killed = True
+            if sink.journal is not None:
+                sink.journal.close()
             raise JournalError("power cut")
-        return original(owner, kind, data, round_id)
+        return original(sink, kind, data, round_id)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Owner, "append", append)
+        patch.setattr(JournalSink, "append", append)
         yield
 
 

@@ -33,9 +33,11 @@ from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.journal import Entry, Journal, JournalDataError, JournalError
 from shoe.service import Role, ServiceError, TableService
 from shoe.service.core import GAMES
+from shoe.service.errors import ErrorKind
 from shoe.service.recovery import scan_journal
 from shoe.service.registry import ACTIONS
 from shoe.service.rounds import rebuild
+from shoe.service.snapshots import round_view
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets
 
 SERVICE_ACTIONS: tuple[str, ...] = tuple(a.name for a in ACTIONS)
@@ -252,7 +254,7 @@ def journal_view(path: Path) -> dict[str, Any] | None:
             opened, entries, closed = last, list(journal.entries(round_id=last.round_id)), True
         run = rebuild(opened, entries, GAMES)
         run.closed = closed
-        return run.view()
+        return round_view(run)
 
 
 def unjournaled_stacks(table: Table) -> list[int]:
@@ -311,7 +313,7 @@ def test_a_failed_journal_write_leaves_memory_equal_to_the_journal(
         assert injector.calls == fail_at, f"{where}: the failure was never reached"
         assert error is not None, f"{where}: the action answered success"
         if mode == "disk":
-            assert error.code == "journal-error" and error.http_status == 503, where
+            assert error.code == "journal-error" and error.kind == ErrorKind.UNAVAILABLE, where
             deadline = time.monotonic() + 10.0
             while service.health()["service"]["running"] and time.monotonic() < deadline:
                 time.sleep(0.01)

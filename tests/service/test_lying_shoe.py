@@ -21,6 +21,7 @@ from drivers.emulator import EmulatedShoe, EmulatorConfig
 from drivers.emulator.mitm import ManInTheMiddle, MitmState, Rule, boot_id_says, card_reads_say, started_as, started_nak
 from protocols.codes import DispensePhase, NakCode
 from shoe.service import ServiceError, TableService
+from shoe.service.errors import ErrorKind
 from tests.service.conftest import FAST, OBS, D, T, Table, deck
 
 OPEN = {"game": "mississippi-stud", "jurisdiction": "NY", "table": {"min_ante": 100, "max_ante": 10_000},
@@ -152,7 +153,7 @@ def test_a_shoe_ahead_of_its_journal_is_an_alarm_until_a_technician_acknowledges
     assert [(a["cause"], a["blocking"]) for a in alarms] == [("shoe-ahead-of-journal", True)]
     with pytest.raises(ServiceError) as refused:
         second.submit("open-round", OPEN, D)
-    assert refused.value.code == "shoe-alarm" and refused.value.http_status == 409
+    assert refused.value.code == "shoe-alarm" and refused.value.kind == ErrorKind.CONFLICT
     assert second.submit("clear-fault", {}, T)["acknowledged"] == "shoe-ahead-of-journal"
     second.submit("open-round", OPEN, D)
 

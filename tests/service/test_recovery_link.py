@@ -13,6 +13,7 @@ import pytest
 
 from shoe.journal import Journal, JournalError
 from shoe.service import ServiceConfig, ServiceError
+from shoe.service.errors import ErrorKind
 from tests.service.conftest import FAST, OBS, D, Table, finish_streets
 from tests.service.recovery_support import OPEN, irregularities, pty_table_at, state_of, wait_until
 
@@ -130,7 +131,7 @@ def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged
     monkeypatch.setattr(Journal, "append", full_disk)
     with pytest.raises(ServiceError) as failed:
         first.submit("decide", {"seat": 1, "multiple": 3}, D)
-    assert (failed.value.code, failed.value.http_status) == ("journal-error", 503)
+    assert (failed.value.code, failed.value.kind) == ("journal-error", ErrorKind.UNAVAILABLE)
     wait_until(lambda: not first.responsive(float("inf")))
     with pytest.raises(ServiceError) as stopped:
         first.submit("decide", {"seat": 1, "multiple": 3}, D)

@@ -9,6 +9,7 @@ import pytest
 from shoe.journal import Journal
 from shoe.service import ServiceError, TableService
 from shoe.service.core import GAMES
+from shoe.service.errors import ErrorKind
 from shoe.service.rounds import rebuild
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets, play_ny
 
@@ -57,10 +58,10 @@ def test_out_of_order_is_refused_with_the_rule_and_nothing_journaled(table_facto
     before = len(table.entries())
     with pytest.raises(ServiceError) as refused:
         service.submit("deal", {}, D)
-    assert (refused.value.code, refused.value.rule, refused.value.http_status) == (
+    assert (refused.value.code, refused.value.rule, refused.value.kind) == (
         "out-of-order",
         "NY 5324.38(d)(2)",
-        409,
+        ErrorKind.CONFLICT,
     )
     service.submit("no-more-bets", {}, D)
     service.submit("deal", {}, D)
@@ -74,7 +75,7 @@ def test_out_of_order_is_refused_with_the_rule_and_nothing_journaled(table_facto
     assert refused.value.code == "out-of-order" and refused.value.rule == "NY 5324.38(e)(2)"
     with pytest.raises(ServiceError) as refused:
         service.submit("decide", {"seat": 1, "multiple": 4}, D)  # refused at the edge: 0..3 (NY 5324.38(e))
-    assert (refused.value.code, refused.value.http_status) == ("bad-request", 400)
+    assert (refused.value.code, refused.value.kind) == ("bad-request", ErrorKind.BAD_INPUT)
     assert "$.multiple" in refused.value.message
     assert len(table.entries()) == before
     assert table.shoe.stats.cards_moved == 4
@@ -85,10 +86,10 @@ def test_roles_technician_and_missing_round(table_factory: Any) -> None:
     service = table.start()
     with pytest.raises(ServiceError) as err:
         service.submit("decide", {"seat": 1, "multiple": 1}, D)
-    assert (err.value.code, err.value.http_status) == ("no-round", 404)
+    assert (err.value.code, err.value.kind) == ("no-round", ErrorKind.NOT_FOUND)
     with pytest.raises(ServiceError) as err:
         service.submit("shuffle", {}, D)
-    assert err.value.http_status == 400
+    assert err.value.kind == ErrorKind.BAD_INPUT
     stacks = service.submit("maintenance-dispense", {"stacks": 2, "size": 2}, T)["stacks"]
     assert [s["cards"] for s in stacks] == [2, 2]
     assert service.submit("verify-journal", {}, T)["ok"] is True
@@ -100,19 +101,19 @@ def test_roles_technician_and_missing_round(table_factory: Any) -> None:
     # Each action gets parameters of its own type: the typed edge refuses another action's (400) before
     # the state is looked at, over HTTP and in process alike.
     opening = {"game": "mississippi-stud", "jurisdiction": "NJ", "seats": [{"seat": 2, "ante": 300}]}
-    for action, params, role, code, status in (
-        ("deal", {}, OBS, "forbidden", 403),
-        ("no-more-bets", {}, T, "forbidden", 403),
-        ("progressive-inputs", {}, D, "forbidden", 403),
-        ("maintenance-dispense", {"stacks": 1, "size": 1}, T, "round-live", 409),
-        ("verify-journal", {}, T, "round-live", 409),
-        ("open-round", opening, D, "round-live", 409),
-        ("stud-action", {"seat": 2, "action": "check"}, D, "wrong-game", 409),
-        ("deal", {"stacks": 1, "size": 1}, D, "bad-request", 400),
+    for action, params, role, code, kind in (
+        ("deal", {}, OBS, "forbidden", ErrorKind.FORBIDDEN),
+        ("no-more-bets", {}, T, "forbidden", ErrorKind.FORBIDDEN),
+        ("progressive-inputs", {}, D, "forbidden", ErrorKind.FORBIDDEN),
+        ("maintenance-dispense", {"stacks": 1, "size": 1}, T, "round-live", ErrorKind.CONFLICT),
+        ("verify-journal", {}, T, "round-live", ErrorKind.CONFLICT),
+        ("open-round", opening, D, "round-live", ErrorKind.CONFLICT),
+        ("stud-action", {"seat": 2, "action": "check"}, D, "wrong-game", ErrorKind.CONFLICT),
+        ("deal", {"stacks": 1, "size": 1}, D, "bad-request", ErrorKind.BAD_INPUT),
     ):
         with pytest.raises(ServiceError) as err:
             service.submit(action, params, role)
-        assert (err.value.code, err.value.http_status) == (code, status), action
+        assert (err.value.code, err.value.kind) == (code, kind), action
     technician = [e.data for e in table.entries(kinds=("technician",))]
     assert [t["action"] for t in technician] == [*["maintenance-dispense"] * 2, "verify-journal", "clear-fault"]
     assert [t["dispense_id"] for t in technician[:2]] == [1, 2]
@@ -246,7 +247,7 @@ def test_stud_settle_returns_the_awards_once_the_pot_is_awarded(table_factory: A
     service.submit("open-round", {**stud, "seats": [1, 3]}, D)
     with pytest.raises(ServiceError) as early:
         service.submit("settle", {}, D)
-    assert (early.value.code, early.value.http_status) == ("out-of-order", 409)
+    assert (early.value.code, early.value.kind) == ("out-of-order", ErrorKind.CONFLICT)
     _play_stud(service)
     view = service.round_view(OBS)
     assert view is not None and view["closed"] is True
@@ -262,7 +263,7 @@ def test_stud_settle_returns_the_awards_once_the_pot_is_awarded(table_factory: A
     service.submit("void", {"cause": "other"}, D)
     with pytest.raises(ServiceError) as void:
         service.submit("settle", {}, D)
-    assert (void.value.code, void.value.http_status) == ("no-round", 404)
+    assert (void.value.code, void.value.kind) == ("no-round", ErrorKind.NOT_FOUND)
 
 
 def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
@@ -270,9 +271,38 @@ def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
     pa = {"game": "mississippi-stud", "jurisdiction": "PA", "seats": [{"seat": 1, "ante": 500}]}
     with pytest.raises(ServiceError) as err:
         service.submit("open-round", {**pa, "table": {"side": {"offered": ["envy", "progressive"]}}}, D)
-    assert (err.value.code, err.value.http_status) == ("configuration-required", 400)
+    assert (err.value.code, err.value.kind) == ("configuration-required", ErrorKind.BAD_INPUT)
     with pytest.raises(ServiceError) as err:
         service.submit("open-round", {**pa, "jurisdiction": "XX", "seats": [{"seat": 1, "ante": 5}]}, D)
-    assert (err.value.code, err.value.http_status) == ("bad-request", 400)  # the profiles are the edge's values
+    assert (err.value.code, err.value.kind) == (
+        "bad-request",
+        ErrorKind.BAD_INPUT,
+    )  # the profiles are the edge's values
     assert "$.jurisdiction" in err.value.message
     assert service.round_view(OBS) is None
+
+
+def test_the_round_view_lists_the_actions_callable_now(table_factory: Any) -> None:
+    """The view's ``actions`` come from the registry (issue 11 point 1): the live round's game's round
+    actions; once it is closed, what may run between rounds."""
+    table = table_factory()
+    service = table.start()
+    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
+                                  "seats": [{"seat": 1, "ante": 500}]}, D)  # fmt: skip
+    live = service.round_view(OBS)
+    assert live is not None
+    assert live["actions"] == [
+        "no-more-bets", "lock-progressive", "chip-count", "deal", "release-stub", "decide", "reveal", "settle",
+        "void", "forfeit", "progressive-inputs",
+    ]  # fmt: skip
+    service.submit("void", {"cause": "other"}, D)
+    closed = service.round_view(OBS)
+    assert closed is not None and closed["closed"] is True
+    assert closed["actions"] == ["open-round", "release-stub", "maintenance-dispense", "clear-fault", "verify-journal"]
+    service.submit("release-stub", {}, D)
+    table.shoe.load(deck())
+    stud = {"game": "seven-card-stud", "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}}
+    service.submit("open-round", {**stud, "seats": [1, 3]}, D)
+    view = service.round_view(OBS)
+    assert view is not None
+    assert view["actions"] == ["deal", "settle", "void", "stud-action", "reshuffle-burns"]

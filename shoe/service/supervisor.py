@@ -1,13 +1,14 @@
-"""The owner thread's side of the shoe link: connecting, the link thread's callback, and the desk
-methods rounds use to reach the shoe (dispense, scan, release the stub).
+"""The shoe link's supervision: connecting and reconnecting, the link thread's callback, the shoe's
+status, its position against the journal's, alarms, and the shoe operations the round desk uses.
 
-A mixin of :class:`shoe.service.owner.Owner`; only the owner thread calls these, except ``post``,
-which the link's reader thread calls for every event and notice (it only notes timings and the link
-state, and queues the item).
+Only the owner thread calls it, except ``post``, which the link's reader thread calls for every event
+and notice (it notes the read time and the link state, and queues the item for the owner). What it
+learns for other threads (link state, identity, status) it writes into the :class:`Snapshots`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import time
 from collections.abc import Callable
@@ -18,23 +19,27 @@ import structlog
 
 from drivers.client import ShoeClient
 from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeProtocolError, ShoeTimeout
-from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced
+from drivers.notices import LinkLost, LinkRestored, Notice, Resynced
 from drivers.stacks import Stack
 from drivers.transport import Transport, redact_port, shown_port_text
 from protocols import messages as m
 from protocols.codes import NakCode
 from protocols.fields import CardRead
 from shoe import present as render
-from shoe.rules.profiles import Irregularity
 from shoe.service.config import ServiceConfig
-from shoe.service.errors import ServiceError
+from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.recovery import POSITION_EVENT, journal_position, judge_position
 from shoe.service.secrecy import scrub_text
+from shoe.service.sink import JournalSink
+from shoe.service.snapshots import Snapshots
 
-__all__ = ["ShoeItem", "ShoeSide"]
+if TYPE_CHECKING:
+    from shoe.service.rounds import RoundRun
+
+__all__ = ["STATUS_EVERY_S", "LinkSupervisor", "ShoeItem"]
 
 log = structlog.get_logger("shoe.service")
-READ_TIMES_KEPT = 1024
+STATUS_EVERY_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -44,47 +49,53 @@ class ShoeItem:
     item: m.Event | Notice
 
 
-class ShoeSide:
-    config: ServiceConfig
-    transport_factory: Callable[[], Transport]
-    inbox: queue.Queue[Any]
-    client: ShoeClient | None
-    link: str
-    boot_id: int | None
-    identity: dict[str, Any] | None
-    status: dict[str, Any] | None
-    last_event: tuple[int, int] | None
-    heartbeat: float
-    known_dispense_id: int
-    journal: Any
-    run: Any
-
-    if TYPE_CHECKING:  # provided by Owner
-
-        def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int: ...
-        def _live_id(self) -> str | None: ...
-
-    def __init__(self) -> None:
-        self._read_times: dict[tuple[int, int], float] = {}
+class LinkSupervisor:
+    def __init__(
+        self,
+        config: ServiceConfig,
+        transport_factory: Callable[[], Transport],
+        inbox: queue.Queue[Any],
+        sink: JournalSink,
+        *,
+        shown: Snapshots,
+        current: Callable[[], RoundRun | None],
+    ) -> None:
+        self.config = config
+        self.transport_factory = transport_factory
+        self.inbox = inbox
+        self.sink = sink
+        self.shown = shown
+        self.current = current  # the round on the desk (its id for alarms; a paused one's announced stack)
+        self.client: ShoeClient | None = None
+        self.boot_id: int | None = None
+        self.alarm: dict[str, Any] | None = None
+        """An open alarm that refuses new rounds until a technician acknowledges it (``clear-fault``)."""
         self._next_connect = 0.0
         self._connect_failing = False
         self._status_at = 0.0
         self._in_tray: int | None = None  # the last stack dispensed, until a STACK_TAKEN says it is gone
         self._taken: int | None = None
-        self.alarm: dict[str, Any] | None = None
-        """An open alarm that refuses new rounds until a technician acknowledges it (``clear-fault``)."""
 
-    def _connect(self) -> bool:
+    def _live_id(self) -> str | None:
+        run = self.current()
+        return run.round_id if run is not None and not run.closed else None
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    def reconnect_due(self, now: float) -> bool:
+        return self.client is None and now >= self._next_connect
+
+    def connect(self) -> bool:
         client: ShoeClient | None = None
         try:
-            client = ShoeClient(self.transport_factory(), timeouts=self.config.timeouts, resume=self.last_event)
+            client = ShoeClient(self.transport_factory(), timeouts=self.config.timeouts, resume=self.sink.last_event)
             client.subscribe(self.post)
             client.connect()
             status = client.status()
         except ShoeError as exc:
             if client is not None:
                 client.close()
-            self.link = "down"
+            self.shown.link = "down"
             self._next_connect = time.monotonic() + self.config.timeouts.reconnect_max
             if not self._connect_failing:
                 port = self.config.shoe_port
@@ -93,9 +104,9 @@ class ShoeSide:
             self._connect_failing = True
             return False
         self._connect_failing = False
-        self.client, self.link, self.boot_id = client, "up", status.boot_id
-        self.identity = render.identity(client.identity) if client.identity else None
-        self.status, self._status_at = render.status(status), time.monotonic()
+        self.client, self.shown.link, self.boot_id = client, "up", status.boot_id
+        self.shown.identity = render.identity(client.identity) if client.identity else None
+        self.shown.status, self._status_at = render.status(status), time.monotonic()
         log.info(
             "shoe connected", port=redact_port(self.config.shoe_port), serial=self.shoe_serial(), boot_id=status.boot_id
         )
@@ -105,6 +116,19 @@ class ShoeSide:
             log.warning("could not read the shoe's counters; its position is not checked", error=str(exc))
         return True
 
+    def poll_status(self, now: float) -> None:
+        """Refresh the shoe's status snapshot every ``STATUS_EVERY_S`` while the link is up."""
+        if self.client is not None and self.shown.link == "up" and now - self._status_at > STATUS_EVERY_S:
+            self._status_at = now
+            with contextlib.suppress(ShoeError):
+                self.shown.status = render.status(self.client.status())
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        self.shown.link = "down"
+
     def _check_position(self, client: ShoeClient, status: m.Status) -> None:
         """At connect: the shoe's last dispense id and counters against the journal's (issue 10 break 5).
 
@@ -112,13 +136,15 @@ class ShoeSide:
         technician acknowledges it; a shoe behind (new, replaced, a fresh emulator) is journaled as such.
         The stack a paused round had announced is left to reconciliation (``recovery.reconcile``).
         """
+        journal = self.sink.journal
+        assert journal is not None, "the sink opens the journal before the shoe is connected"
         counters = client.counters()
-        run = self.run
+        run = self.current()
         in_doubt = 0
         if run is not None and not run.closed and run.paused and run.announced is not None:
             in_doubt = int(run.announced.get("size") or 0)
-        verdict = judge_position(journal_position(self.journal), self.known_dispense_id, self.shoe_serial(), status,
-                                 counters, in_doubt=in_doubt)  # fmt: skip
+        verdict = judge_position(journal_position(journal), self.sink.known_dispense_id, self.shoe_serial(),
+                                 status, counters, in_doubt=in_doubt)  # fmt: skip
         data: dict[str, Any] = {
             "event": POSITION_EVENT,
             "verdict": verdict.verdict,
@@ -133,7 +159,9 @@ class ShoeSide:
             self.raise_alarm("shoe-ahead-of-journal", verdict.detail, blocking=True)
         elif verdict.verdict != "same":
             log.warning("shoe position differs from the journal's", verdict=verdict.verdict, detail=verdict.detail)
-        self.append("link", data, self._live_id())
+        self.sink.append("link", data, self._live_id())
+
+    # -- alarms ----------------------------------------------------------------------------------
 
     def raise_alarm(
         self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None,
@@ -146,16 +174,9 @@ class ShoeSide:
         if unjournaled is not None:
             data["unjournaled"] = unjournaled
         log.error("shoe alarm", cause=cause, dispense_id=dispense_id, blocking=blocking)
-        self.append("fault", data, self._live_id())
+        self.sink.append("fault", data, self._live_id())
         if blocking:
             self.alarm = data
-
-    def on_discrepancy(self, notice: Discrepancy) -> None:
-        """The shoe contradicted itself outside a dispense: an alarm, and the live round is a misdeal."""
-        self.raise_alarm(notice.cause, notice.detail, dispense_id=notice.dispense_id)
-        run = self.run
-        if run is not None and not run.closed and not run.terminal:
-            run.void(self, Irregularity.SHOE_DISCREPANCY, f"the shoe contradicted itself: {notice.detail}")
 
     def refuse_if_alarmed(self) -> None:
         """``open-round`` is refused while an alarm waits for a technician (issue 10 break 5)."""
@@ -163,7 +184,7 @@ class ShoeSide:
             raise ServiceError(
                 "shoe-alarm",
                 f"the shoe is in alarm: {self.alarm.get('detail')}",
-                http_status=409,
+                kind=ErrorKind.CONFLICT,
                 hint="a technician checks the shoe and the journal, then acknowledges with clear-fault",
             )
 
@@ -172,26 +193,28 @@ class ShoeSide:
         alarm, self.alarm = self.alarm, None
         return alarm
 
+    # -- the link thread's callback --------------------------------------------------------------
+
     def post(self, item: m.Event | Notice) -> None:
         """The link thread's callback: note timing and link state, queue the item for the owner."""
         if isinstance(item, m.CardReadEvent):
-            if len(self._read_times) >= READ_TIMES_KEPT:  # reads never journaled as round cards (maintenance)
-                self._read_times.clear()
-            self._read_times[(item.dispense_id, item.position)] = time.monotonic()
+            self.sink.note_read(item.dispense_id, item.position)
         if isinstance(item, m.StackTaken):
             self._taken = item.dispense_id
         if isinstance(item, LinkLost):
-            self.link = "reconnecting"
+            self.shown.link = "reconnecting"
         elif isinstance(item, LinkRestored | Resynced):
-            self.link = "up"
+            self.shown.link = "up"
         self.inbox.put(ShoeItem(item))
+
+    # -- the shoe operations the desk uses --------------------------------------------------------
 
     def shoe(self) -> ShoeClient:
         if self.client is None:
             raise ServiceError(
                 "shoe-unavailable",
                 f"the shoe at {redact_port(self.config.shoe_port)} is not connected",
-                http_status=503,
+                kind=ErrorKind.UNAVAILABLE,
                 hint="check the cable and the port; the service keeps trying",
             )
         return self.client
@@ -199,7 +222,7 @@ class ShoeSide:
     def dispense(self, size: int) -> Stack:
         """One stack; first wait (``take_timeout``) for the dealer to take the last one from the tray."""
         client = self.shoe()
-        self.heartbeat = time.monotonic()
+        self.shown.heartbeat = time.monotonic()
         if self._in_tray is not None and self._taken != self._in_tray:
             self._wait_tray_empty(client)
         try:
@@ -228,7 +251,7 @@ class ShoeSide:
             return False
         while time.monotonic() < deadline:
             time.sleep(0.05)
-            self.heartbeat = time.monotonic()
+            self.shown.heartbeat = time.monotonic()
             if not client.status().tray_occupied:
                 return True
         raise ServiceError(
@@ -238,11 +261,11 @@ class ShoeSide:
         )
 
     def scan(self) -> CardRead:
+        """One card passed across the reader. A ``ShoeDiscrepancy`` goes to the desk (it voids the round)."""
         try:
             return self.shoe().scan(self.config.timeouts.scan)
-        except ShoeDiscrepancy as exc:  # the card is out of the stub, its identity in doubt: never a guess
-            self.on_discrepancy(Discrepancy(exc.cause, exc.detail))
-            raise ServiceError("shoe-discrepancy", f"the round is void: {exc}", hint=exc.hint) from exc
+        except ShoeDiscrepancy:
+            raise
         except (ShoeProtocolError, ShoeTimeout) as exc:
             raise ServiceError(
                 "no-card",
@@ -264,7 +287,8 @@ class ShoeSide:
             ) from exc
 
     def shoe_serial(self) -> str | None:
-        return None if self.identity is None else self.identity.get("serial")
+        identity = self.shown.identity
+        return None if identity is None else identity.get("serial")
 
     def cards_remaining(self) -> int | None:
         if self.client is None:

@@ -1,0 +1,115 @@
+"""The journal sink: the owner thread's one way into the journal, and what it derives from it.
+
+``append`` commits an entry (durable on return: docs/journal.md, "Journal before state"), then keeps
+the state read from what was appended (the last dispense the journal knows completely,
+``known_dispense_id``), publishes the entry to the event feed (projected through secrecy there) and
+moves the metrics it measures (cards, the read-to-journal latency). It also opens and locks the
+journal at start (issue 10 break 4), checkpoints the write-ahead log (issue 10 break 5) and counts
+appends per owner item, which tells a refusal that changed nothing from one after a write
+(:mod:`.memory`). Only the owner thread calls it, except ``note_read`` (the link's reader thread).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from shoe.journal import Journal, JournalError
+from shoe.journal.lock import JournalLock, checkpoint, open_checked
+from shoe.service.config import ServiceConfig
+from shoe.service.errors import ErrorKind, ServiceError
+from shoe.service.feed import EventFeed
+from shoe.service.metrics import Metrics
+from shoe.service.recovery import JournalFacts, scan_journal
+
+__all__ = ["CHECKPOINT_EVERY_S", "FEED_REFILL", "JournalSink"]
+
+FEED_REFILL = 2_000
+CHECKPOINT_EVERY_S = 30.0
+"""Besides every round's close: acknowledged entries stay in the write-ahead log alone at most this long."""
+READ_TIMES_KEPT = 1024
+
+
+class JournalSink:
+    def __init__(self, config: ServiceConfig, feed: EventFeed, metrics: Metrics) -> None:
+        self.config = config
+        self.feed = feed
+        self.metrics = metrics
+        self.journal: Journal | None = None
+        self.lock: JournalLock | None = None
+        self.new_journal = False  # --new-journal: start on a journal the lock file's marker does not match
+        self.killed = False
+        """The journal takes no more (a failed write, a power cut in tests): the owner thread stops."""
+        self.known_dispense_id = 0
+        self.last_event: tuple[int, int] | None = None  # (boot id, event number) of the last shoe event handled
+        self._read_times: dict[tuple[int, int], float] = {}  # (dispense id, position) -> when the read arrived
+        self._appends = 0  # append() calls so far, and their number when the item in hand began
+        self._appends_before_item = 0
+        self._checkpointed = (0, time.monotonic())  # (appends, when) at the last checkpoint
+
+    def open(self) -> tuple[JournalFacts, dict[str, Any]]:
+        """Lock and open the journal, learn what it knows, refill the feed; the facts and what was adopted."""
+        self.lock = JournalLock.acquire(self.config.journal)
+        self.journal, adopted = open_checked(self.config.journal, self.lock, new_journal=self.new_journal)
+        facts = scan_journal(self.journal)
+        self.known_dispense_id, self.last_event = facts.known_dispense_id, facts.resume
+        for entry in self.journal.entries(after_seq=max(0, facts.last_seq - FEED_REFILL)):
+            self.feed.publish(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data)
+        return facts, adopted
+
+    def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int:
+        if self.journal is None:
+            raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
+        self._appends += 1
+        entry = self.journal.append(kind, data, round_id=round_id)
+        known = data.get("known_dispense_id")
+        if isinstance(known, int):
+            self.known_dispense_id = max(self.known_dispense_id, known)
+        self.feed.publish(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data)
+        if kind == "card" and data.get("dispense_id") is not None:
+            self.metrics.inc("cards_total")
+            started = self._read_times.pop((data["dispense_id"], data.get("position") or 0), None)
+            if started is not None:
+                self.metrics.observe(time.monotonic() - started)
+        return entry.seq
+
+    def note_read(self, dispense_id: int, position: int) -> None:
+        """The link thread: a card read arrived now (the start of ``shoe_event_latency_seconds``)."""
+        if len(self._read_times) >= READ_TIMES_KEPT:  # reads never journaled as round cards (maintenance)
+            self._read_times.clear()
+        self._read_times[(dispense_id, position)] = time.monotonic()
+
+    def begin_item(self) -> None:
+        """The owner starts on its next item: what it appends is counted from here."""
+        self._appends_before_item = self._appends
+
+    def appended_in_item(self) -> bool:
+        return self._appends != self._appends_before_item
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the main file, and note in the lock file what it now holds."""
+        if self.journal is not None and self.lock is not None:
+            self._checkpointed = (self._appends, time.monotonic())
+            checkpoint(self.journal, self.lock)
+
+    def checkpoint_if_due(self, now: float) -> None:
+        if self._appends != self._checkpointed[0] and now - self._checkpointed[1] > CHECKPOINT_EVERY_S:
+            self.checkpoint()
+
+    def position(self, identity: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Where the journal has the shoe: the last dispense known, the last event, the shoe's serial."""
+        out: dict[str, Any] = {"known_dispense_id": self.known_dispense_id}
+        if self.last_event is not None:
+            out["boot_id"], out["event_no"] = self.last_event
+        if identity is not None:
+            out["shoe"] = {"serial": identity.get("serial")}
+        return out
+
+    def close(self) -> None:
+        if self.journal is not None:
+            with contextlib.suppress(JournalError):
+                self.journal.close()
+        if self.lock is not None:
+            self.lock.release()

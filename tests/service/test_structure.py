@@ -1,0 +1,40 @@
+"""The service layer's shape (issue 11, point 5): the owner composed of parts, no module over 400
+lines, and no HTTP status in the service (errors carry a kind; shoe.api maps kinds to statuses)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import shoe.service
+from shoe.service.desk import RoundDesk
+from shoe.service.owner import Owner
+from shoe.service.sink import JournalSink
+from shoe.service.snapshots import Snapshots
+from shoe.service.supervisor import LinkSupervisor
+
+SERVICE = Path(shoe.service.__file__).parent
+LIMIT = 400
+
+
+def test_no_service_module_is_over_the_limit() -> None:
+    sizes = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in SERVICE.glob("*.py")}
+    assert {name: lines for name, lines in sizes.items() if lines > LIMIT} == {}
+
+
+def test_the_owner_is_composed_of_parts_not_mixins() -> None:
+    for part in (Owner, JournalSink, LinkSupervisor, RoundDesk, Snapshots):
+        assert part.__bases__ == (object,), part
+    owner_attributes = {
+        node.attr
+        for node in ast.walk(ast.parse((SERVICE / "owner.py").read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+        and isinstance(node.ctx, ast.Store)
+    }  # fmt: skip
+    assert owner_attributes == {"config", "metrics", "games", "inbox", "deferred", "stopping", "shown", "sink",
+                                "supervisor", "desk"}  # fmt: skip
+
+
+def test_the_service_knows_no_http_status() -> None:
+    for path in SERVICE.glob("*.py"):
+        assert "http_status" not in path.read_text(encoding="utf-8"), path.name
