@@ -36,7 +36,8 @@ def decode_payload(msg_type: int, payload: bytes) -> Message:
     """Decode a payload of a known type. Bytes after the last known field are ignored (SPEC §7).
 
     The last ``APPENDED`` fields of a class were appended within v1 and carry defaults; a payload that
-    ends before them (an older shoe) decodes with those defaults. A payload that ends before a field without a default is MALFORMED.
+    ends before them (an older shoe) decodes with those defaults.
+    A payload that ends before an original field is MALFORMED.
     """
     cls = _BY_TYPE.get(msg_type)
     if cls is None:

@@ -43,4 +43,4 @@ def test_a_payload_cut_inside_the_original_fields_is_still_malformed() -> None:
 
 
 def test_the_capability_bit_is_published() -> None:
-    assert Capability.DECK_LOADED == 0x0040
+    assert int(Capability.DECK_LOADED) == 0x0040
