@@ -83,7 +83,7 @@ def cmd_load_deck(args: argparse.Namespace) -> int:
             loaded = load_deck_at(args.control, deck)
         except ControlError as exc:
             raise ValueError(str(exc)) from None
-        emit({"loaded": loaded, "back": deck.back}, as_json=args.json, human=lambda d: _loaded_text(d))
+        emit({"loaded": loaded, "back": deck.back}, as_json=args.json, human=_loaded_text)
         return Exit.OK
     transport = open_transport(args.port)
     if not isinstance(transport, EmulatorTransport):

@@ -1,5 +1,6 @@
 """``shoectl`` commands that talk to a shoe: identify, status, selftest, dispense, scan, counters, events,
-clear-fault, reset (the deck cycle's commands are in ``shoe/cli/deck.py``). Each opens the port named by ``--port``, does one job and closes it."""
+clear-fault, reset (the deck cycle's commands are in ``shoe/cli/deck.py``). Each opens the port named by
+``--port``, does one job and closes it."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ import threading
 from typing import Any
 
 from drivers.client import ShoeClient
+from drivers.errors import ShoeError
 from drivers.notices import Notice
 from protocols import messages as m
 from protocols.codes import FaultCode
 from shoe.cli import render
-from drivers.errors import ShoeError
 from shoe.cli.exit_codes import exit_code_for
 from shoe.cli.output import emit, emit_line, error_message, key_values
 
