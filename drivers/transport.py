@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from drivers.errors import BadPort
+from drivers.errors import BadPort, ShoeUnavailable  # noqa: F401  (callers catch transport.ShoeUnavailable)
 
 
 class Transport(ABC):
