@@ -131,10 +131,11 @@ def test_load_deck_with_bad_options_is_a_usage_error(capsys: pytest.CaptureFixtu
     assert run(capsys, "load-deck", "--control", "/nonexistent/ctl")[0] == Exit.USAGE
 
 
-def test_load_deck_through_the_control_socket_of_a_real_emulate_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("serve", [["--pty"], ["--tcp", "127.0.0.1:0"]], ids=["pty", "tcp"])
+def test_load_deck_through_the_control_socket_of_a_real_emulate_process(tmp_path: Path, serve: list[str]) -> None:
     control = tmp_path / "ctl"
     proc = subprocess.Popen(
-        [SHOECTL, "--json", "emulate", "--pty", "--control", str(control), "--seed", "1"],
+        [SHOECTL, "--json", "emulate", *serve, "--control", str(control), "--seed", "1"],
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     try:
