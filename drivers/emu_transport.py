@@ -63,7 +63,5 @@ def open_emulator(url: str) -> Transport:
     try:
         config = EmulatorConfig.from_query(query)
     except ValueError as exc:
-        raise BadPort(
-            f"port {redact_port(url)!r}: {exc}", hint="see shoectl emulate --help for the options"
-        ) from exc
+        raise BadPort(f"port {redact_port(url)!r}: {exc}", hint="see shoectl emulate --help for the options") from exc
     return EmulatorTransport(EmulatedShoe(config), url=url, owns_shoe=True)
