@@ -29,6 +29,7 @@ from bench._proc import rss_kib, vm_kib
 from bench._shoed import EmulatorProcess, ShoedProcess
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
+from drivers.emulator.deck import DeckLoad
 from drivers.emulator.mitm import Injector, ManInTheMiddle, MitmState
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
@@ -189,7 +190,7 @@ class InprocRig:
         return self.service.round_view(Role.DEALER)
 
     def load(self, deck: list[str]) -> None:
-        self.shoe.load(deck)
+        self.shoe.load_deck(DeckLoad(order=tuple(deck)))  # the dealer's action (SPEC §11): DECK_LOADED follows
 
     def rss_mb(self) -> float:
         return rss_kib("self") / 1024

@@ -11,7 +11,7 @@ import threading
 from urllib.parse import urlsplit
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, EmulatorUnplugged
-from drivers.errors import ShoeIOError, ShoeUnavailable
+from drivers.errors import BadPort, ShoeIOError, ShoeUnavailable
 from drivers.transport import Transport, redact_port
 
 
@@ -63,7 +63,5 @@ def open_emulator(url: str) -> Transport:
     try:
         config = EmulatorConfig.from_query(query)
     except ValueError as exc:
-        raise ShoeUnavailable(
-            f"port {redact_port(url)!r}: {exc}", hint="see shoectl emulate --help for the options"
-        ) from exc
+        raise BadPort(f"port {redact_port(url)!r}: {exc}", hint="see shoectl emulate --help for the options") from exc
     return EmulatorTransport(EmulatedShoe(config), url=url, owns_shoe=True)

@@ -35,6 +35,13 @@ class ShoeUnavailable(ShoeError):
     )
 
 
+class BadPort(ShoeUnavailable):
+    """The port URL itself is malformed (scheme, host, port number, options): a usage error, not a shoe
+    that is away. ``shoectl`` exits 2 on it; shoed refuses its configuration."""
+
+    hint = "write a device path or emu://, serial:///dev/ttyUSB0, socket://HOST:PORT, usb://VID:PID[/SERIAL]"
+
+
 class ShoeInitError(ShoeError):
     hint = "check the shoe's firmware speaks protocol version 1 (shoectl identify)"
 

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import serial
 
-from drivers.errors import ShoeIOError, ShoeUnavailable
+from drivers.errors import BadPort, ShoeIOError, ShoeUnavailable
 from drivers.transport import Transport
 
 try:  # tcdrain on a vanished pty raises termios.error, which is not an OSError
@@ -45,22 +45,41 @@ def parse_serial_url(url: str) -> tuple[str, int]:
         return url, DEFAULT_BAUD
     parts = urlsplit(url)
     if parts.scheme == "socket":
+        _check_socket_url(url)
         return url, DEFAULT_BAUD
     query = parse_qs(parts.query)
     unknown = set(query) - {"baud"}
     if unknown:
-        raise ShoeUnavailable(
+        raise BadPort(
             f"port {url!r}: unknown option(s) {', '.join(sorted(unknown))}",
             hint="serial:// takes only ?baud=N, e.g. serial:///dev/ttyUSB0?baud=115200",
         )
     try:
         baud = int(query.get("baud", [str(DEFAULT_BAUD)])[-1])
     except ValueError:
-        raise ShoeUnavailable(f"port {url!r}: baud must be a whole number", hint="e.g. ?baud=115200") from None
+        raise BadPort(f"port {url!r}: baud must be a whole number", hint="e.g. ?baud=115200") from None
     path = (parts.netloc + parts.path) or ""
     if not path:
-        raise ShoeUnavailable(f"port {url!r} names no device", hint="e.g. serial:///dev/ttyUSB0")
+        raise BadPort(f"port {url!r} names no device", hint="e.g. serial:///dev/ttyUSB0")
     return path, baud
+
+
+SOCKET_HINT = "write socket://HOST:PORT with a port 1..65535, e.g. socket://127.0.0.1:7000"
+
+
+def _check_socket_url(url: str) -> None:
+    """``socket://HOST:PORT`` or BadPort (pyserial fails on others with a TypeError or a log-level text)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise BadPort(f"port {url!r}: the port number is not 1..65535", hint=SOCKET_HINT) from None
+    if not parts.hostname:
+        raise BadPort(f"port {url!r} names no host", hint=SOCKET_HINT)
+    if port is None or not 1 <= port <= 65535:
+        raise BadPort(f"port {url!r} names no port number", hint=SOCKET_HINT)
+    if parts.path.strip("/") or parts.query or parts.fragment:
+        raise BadPort(f"port {url!r}: socket:// takes no path or options", hint=SOCKET_HINT)
 
 
 class SerialTransport(Transport):

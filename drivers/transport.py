@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from drivers.errors import ShoeUnavailable
+from drivers.errors import BadPort, ShoeUnavailable  # noqa: F401  (callers catch transport.ShoeUnavailable)
 
 
 class Transport(ABC):
@@ -95,7 +95,7 @@ def open_transport(url: str) -> Transport:
     target = _BACKENDS.get(scheme)
     if target is None:
         known = ", ".join(f"{s}://" for s in sorted(_BACKENDS))
-        raise ShoeUnavailable(
+        raise BadPort(
             f"port {redact_port(url)!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}"
         )
     module_name, func_name = target.split(":")

@@ -24,7 +24,7 @@ import usb.backend.libusb1
 import usb.core
 import usb.util
 
-from drivers.errors import ShoeUnavailable
+from drivers.errors import BadPort, ShoeUnavailable
 from drivers.usb_ids import PRODUCT_ID, VENDOR_ID
 
 UDEV_HINT = (
@@ -101,7 +101,7 @@ def usb_url(vid: int = VENDOR_ID, pid: int = PRODUCT_ID, serial: str | None = No
 
 def parse_usb_url(url: str) -> UsbTarget:
     """``usb://VID:PID[/SERIAL]`` (hex ids) or ``usb://[/SERIAL]`` (default ids) as a ``UsbTarget``."""
-    bad = ShoeUnavailable(
+    bad = BadPort(
         f"port {url!r} is not a USB shoe URL",
         hint="write usb://VID:PID/SERIAL with hex ids (usb://1209:0001/EMU0001), or usb:// for the default ids",
     )

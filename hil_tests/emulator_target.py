@@ -3,7 +3,8 @@
 The tests talk to it as to a real shoe: pyserial on ``WORKDIR/shoe0``, a symlink the emulator keeps
 pointing at its pty (as the udev rule keeps ``/dev/cardshoe``). Its hardware is worked through the
 emulator's control signals (``shoectl emulate --help``): SIGUSR1 pulls the cable and plugs it back in,
-SIGUSR2 opens or closes the door, and closing the door of an empty shoe loads a fresh deck. Each
+SIGUSR2 opens or closes the door. The dealer's deck load goes through the emulator's control socket
+(``--control``, ``drivers.emulator.control.load_deck_at``), the same action a dealer's load is. Each
 signal is acknowledged by a JSON line on the emulator's stdout, which this module waits for. Faults
 chosen by card (a jam at card 3) and line impairments need a restart with other options: ``arrange``.
 """
@@ -23,6 +24,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from drivers.emulator.control import ControlError, load_deck_at
+from drivers.emulator.deck import DeckLoad
 from drivers.timeouts import LinkTimeouts
 from hil_tests.bench import Bench, Connection, Target
 from protocols import messages as m
@@ -45,8 +48,10 @@ class EmulatorProcess:
     def __init__(self, link: Path, options: Mapping[str, str], log: Path, replug_after: float = REPLUG_AFTER_S) -> None:
         self.link = link
         self.options = dict(options)
+        self.control = link.with_name(link.name + ".control")
         self.command = [sys.executable, "-m", "shoe.cli.main", "--json", "emulate", "--pty", "--link", str(link),
-                        "--replug-after", str(replug_after)]  # fmt: skip
+                        "--replug-after", str(replug_after), "--control", str(self.control)]  # fmt: skip
+        self.loads = 0
         for key, value in sorted(self.options.items()):
             self.command += ["--set", f"{key}={value}"]
         self._log_path = log
@@ -199,11 +204,19 @@ class EmulatorTarget(Target):
         return line
 
     def load_deck(self) -> str:
-        if not self._door_open:
-            self._toggle_door(True)
-        loaded = self._toggle_door(False).get("loaded")
+        """The dealer loads a fresh shuffled 52 through the control socket (SPEC §11), door closed after."""
+        process = self._live()
+        seed = process.options.get("seed")
+        process.loads += 1
+        deck = DeckLoad(seed=None if seed in (None, "", "none") else int(seed) * 1000 + process.loads)
+        try:
+            loaded = load_deck_at(process.control, deck, timeout=ACK_S)
+        except ControlError as exc:
+            raise EmulatorError(f"the emulator did not load a deck: {exc}") from None
         if loaded != 52:
-            raise EmulatorError(f"the emulator loaded {loaded} cards, not 52: the stub was not released")
+            raise EmulatorError(f"the emulator holds {loaded} cards after the load, not 52")
+        if self._door_open:
+            self._toggle_door(False)
         return "emulator"
 
     def await_taken(self, conn: Connection, dispense_id: int) -> None:

@@ -33,14 +33,22 @@ def encode_payload(message: Message) -> bytes:
 
 
 def decode_payload(msg_type: int, payload: bytes) -> Message:
-    """Decode a payload of a known type. Bytes after the last known field are ignored (SPEC §7)."""
+    """Decode a payload of a known type. Bytes after the last known field are ignored (SPEC §7).
+
+    The last ``APPENDED`` fields of a class were appended within v1 and carry defaults; a payload that
+    ends before them (an older shoe) decodes with those defaults.
+    A payload that ends before an original field is MALFORMED.
+    """
     cls = _BY_TYPE.get(msg_type)
     if cls is None:
         raise MessageError(NakCode.UNKNOWN_MESSAGE, f"message type 0x{msg_type:02X} is not in protocol v1")
     values: list[Any] = []
     pos = 0
+    optional_from = len(cls.LAYOUT) - cls.APPENDED
     try:
-        for codec in cls.LAYOUT:
+        for index, codec in enumerate(cls.LAYOUT):
+            if pos == len(payload) and index >= optional_from:
+                break  # an older sender: this and later fields are appended ones, left at their defaults
             value, pos = codec.decode(payload, pos)
             values.append(value)
         return cls(*values)

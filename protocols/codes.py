@@ -45,6 +45,7 @@ class MsgType(IntEnum):
     STACK_TAKEN = 0x83
     FAULT_RAISED = 0x84
     FAULT_CLEARED = 0x85
+    DECK_LOADED = 0x86  # v1 addition: cards were loaded (SPEC §3, §11)
 
     @property
     def is_request(self) -> bool:
@@ -175,6 +176,7 @@ class Capability(IntFlag):
     TRAY_SENSOR = 0x0008
     EVENT_LOG = 0x0010
     SELF_TEST = 0x0020
+    DECK_LOADED = 0x0040  # v1 addition: the shoe sends DECK_LOADED and DECK_REPORT names the back (§11)
     FAULT_INJECTION = 0x0100
 
 

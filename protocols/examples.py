@@ -27,6 +27,13 @@ EXAMPLES: tuple[tuple[str, m.Message, int], ...] = (
     ("event 3: stack 1 ready", m.StackReady(3, 1, (CardRead("As"), CardRead("Td"))), 0),
     ("host acknowledges events up to 3", m.EventAck(0x1234ABCD, 3), 0),
     ("event 4: jam during dispense 2", m.FaultRaised(4, FaultCode.JAM, 2), 0),
+    ("event 5: the dealer loaded 52 cards with a blue back (§11)", m.DeckLoaded(5, 52, "blue"), 0),
+    ("host asks for a deck check, seq 4", m.DeckCheck(), 4),
+    (
+        "deck report: 4 cards of a blue deck, 2c twice, As, a red-backed Kd (§11)",
+        m.DeckReport(4, ("2c", "As"), ("2c",), 0, "blue", ("Kd",)),
+        4,
+    ),
 )
 
 

@@ -34,6 +34,8 @@ class Message:
 
     TYPE: ClassVar[MsgType]
     LAYOUT: ClassVar[tuple[Field[Any], ...]] = ()
+    APPENDED: ClassVar[int] = 0
+    """How many of the last LAYOUT fields were appended within v1 (SPEC §7): absent from an older sender."""
 
 
 # --- host requests ---------------------------------------------------------------------------------
@@ -188,14 +190,22 @@ class ScanResult(Message):
 
 @dataclass(frozen=True, slots=True)
 class DeckReport(Message):
-    """Deck check: how many cards the shoe holds, which identities, which appear twice, unreadable."""
+    """Deck check: how many cards the shoe holds, which identities, which appear twice, unreadable.
+
+    ``back`` and ``foreign`` are appended v1 fields (SPEC §7, §11): the loaded deck's back design
+    ("" when the shoe cannot read backs) and the faces of cards of another design (not in
+    ``present``). An older shoe omits them; they decode as "" and ().
+    """
 
     TYPE = MsgType.DECK_REPORT
-    LAYOUT = (U8, ListOf(CARD), ListOf(CARD), U8)
+    LAYOUT = (U8, ListOf(CARD), ListOf(CARD), U8, STR, ListOf(CARD))
+    APPENDED = 2
     count: int
     present: tuple[str, ...]
     duplicates: tuple[str, ...]
     unreadable: int
+    back: str = ""
+    foreign: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,10 +300,23 @@ class FaultCleared(Event):
     code: FaultCode
 
 
+@dataclass(frozen=True, slots=True)
+class DeckLoaded(Event):
+    """Cards were loaded (v1 addition, SPEC §11): ``count`` the shoe senses now (0xFFFF unknown), ``back``
+    the deck's back design ("" when the shoe cannot read it). Sent by shoes with Capability.DECK_LOADED."""
+
+    TYPE = MsgType.DECK_LOADED
+    LAYOUT = (U32, U16, STR)
+    count: int
+    back: str = ""
+
+    UNKNOWN_COUNT: ClassVar[int] = 0xFFFF
+
+
 ALL_MESSAGES: tuple[type[Message], ...] = (
     Identify, GetStatus, Dispense, QueryDispense, ReleaseStub, Scan, DeckCheck, SelfTest, GetCounters,
     ReadEventLog, ClearFault, Reset, EventAck,
     Identity, Status, DispenseReport, StubReleased, ScanResult, DeckReport, SelfTestReport, Counters,
     EventLog, Ok, Nak,
-    CardReadEvent, StackReady, StackTaken, FaultRaised, FaultCleared,
+    CardReadEvent, StackReady, StackTaken, FaultRaised, FaultCleared, DeckLoaded,
 )  # fmt: skip

@@ -7,7 +7,11 @@ apply to decks loaded later with ``EmulatedShoe.load``.
 
 Options beyond the first published set (all with defaults, so nothing changes for older callers):
 ``count_known`` (False: the shoe cannot count its cards, STATUS says 0xFFFF and a short deck runs out
-mid-stack with SHOE_EMPTY instead of being refused) and ``event_resend_s`` (SPEC §5 ``event_resend``).
+mid-stack with SHOE_EMPTY instead of being refused) and ``event_resend_s`` (SPEC §5 ``event_resend``);
+for the deck cycle (SPEC §11) ``back`` (the back design of the deck loaded at start, default "red") and
+``autoload`` (after RELEASE_STUB the dealer takes the stub away and loads the next shuffled deck by
+itself, with the same back, shuffled from ``seed`` and the deck number). ``autoload`` is off by default
+in the emulator; the service turns it on for its embedded default configuration only (a demo).
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class EmulatorConfig:
     firmware: str = "emu-1.0"
     count_known: bool = True
     event_resend_s: float = 0.2
+    back: str = "red"
+    autoload: bool = False
 
     def __post_init__(self) -> None:
         if self.deck is not None:
@@ -65,7 +71,7 @@ class EmulatorConfig:
                 raise ValueError(f"emulator card number {number!r} is not 1-based (first card is 1)")
         if self.timing not in TIMINGS:
             raise ValueError(f"emulator option 'timing': {self.timing!r} is not one of {', '.join(TIMINGS)}")
-        for name in ("model", "serial", "firmware"):
+        for name in ("model", "serial", "firmware", "back"):
             if len(getattr(self, name).encode("utf-8")) > 255:
                 raise ValueError(f"emulator option {name!r} is longer than 255 bytes")
 
@@ -171,4 +177,6 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "firmware": _str,
     "count_known": _bool,
     "event_resend_s": _float,
+    "back": _str,
+    "autoload": _bool,
 }

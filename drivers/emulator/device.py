@@ -32,6 +32,7 @@ import structlog
 
 from drivers.emulator import model
 from drivers.emulator.config import EmulatorConfig, check_deck
+from drivers.emulator.deck import DeckLoad
 from drivers.emulator.handlers import Dispensing, Key, RequestError, Result, ShoeHandlers, decode_request
 from drivers.emulator.impairment import DelayLine, Impairment, random_for
 from drivers.emulator.timing import Clock, Timekeeper, profile
@@ -236,15 +237,21 @@ class EmulatedShoe(ShoeHandlers):
         with self._cond:
             self._take()
 
+    def load_deck(self, deck: DeckLoad | None = None) -> int:
+        """The dealer loads a shuffled deck (SPEC §11): DECK_LOADED follows. Returns the cards held.
+
+        ``deck`` None: a full deck of the configured back, shuffled from the OS. ValueError when a
+        dispense is active, or the shoe still holds cards and ``deck.mid_round`` is not set.
+        """
+        with self._cond:
+            return self._load_deck(deck or DeckLoad(back=self._mech.back))
+
     def load(self, codes: Sequence[str]) -> None:
+        """Load ``codes`` in this order, with the current back (``load_deck`` with an explicit order)."""
         deck = tuple(codes)
         check_deck(deck, "load")
         with self._cond:
-            if self._active is not None:
-                raise ValueError(f"dispense {self._active.dispense_id} is active: load after it ends")
-            if self._mech.load(deck):
-                self._emit(lambda n: m.FaultCleared(n, FaultCode.SHOE_EMPTY))
-            log.info("emulator_loaded", cards=len(deck))
+            self._load_deck(DeckLoad(order=deck, back=self._mech.back))
 
     def set_impairment(
         self, corrupt_rate: float | None = None, drop_rate: float | None = None, latency_ms: float | None = None

@@ -19,6 +19,9 @@ Decisions where the SPEC leaves room:
 - **CLEAR_FAULT** of a fault that is not active answers OK; of DOOR_OPEN or INTERNAL_ERROR while
   active, NAK BAD_STATE (they clear by closing the door, by RESET); of an unknown code, NAK MALFORMED.
 - **DECK_CHECK, SELF_TEST, RELEASE_STUB** are refused with BAD_STATE while a dispense is active.
+- **Loading** (SPEC §11, ``_load_deck``): DECK_LOADED with the total the shoe now holds and the back,
+  then FAULT_CLEARED SHOE_EMPTY if that fault was active. With ``autoload`` the dealer takes the stub
+  away right after RELEASE_STUB and loads the next deck (so SCAN has nothing to read then).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from functools import partial
 import structlog
 
 from drivers.emulator import model
-from drivers.emulator.config import EmulatorConfig
+from drivers.emulator.config import MAX_DECK, EmulatorConfig
+from drivers.emulator.deck import DeckLoad
 from drivers.emulator.timing import TimingProfile
 from protocols import codec
 from protocols import messages as m
@@ -42,7 +46,8 @@ from protocols.framing import MAX_PAYLOAD, Frame
 log = structlog.get_logger(__name__)
 
 CAPABILITIES = int(Capability.DISPENSE | Capability.SCAN | Capability.DECK_CHECK | Capability.TRAY_SENSOR
-                   | Capability.EVENT_LOG | Capability.SELF_TEST | Capability.FAULT_INJECTION)  # fmt: skip
+                   | Capability.EVENT_LOG | Capability.SELF_TEST | Capability.FAULT_INJECTION
+                   | Capability.DECK_LOADED)  # fmt: skip
 RESULTS_KEPT = 256
 UNKNOWN_REMAINING = 0xFFFF
 Key = tuple[int, int, int, bytes]
@@ -123,6 +128,8 @@ class ShoeHandlers:
                 self._not_dispensing("RELEASE_STUB")
                 count = mech.release_stub()
                 log.info("emulator_stub_released", cards=count)
+                if cfg.autoload:
+                    self._after.append(self._autoload)
                 return m.StubReleased(min(count, 255))
             case m.Scan():
                 return self._scan(request.timeout_ms)
@@ -296,6 +303,33 @@ class ShoeHandlers:
             log.info("emulator_fault_cleared", code=fault.name)
             self._emit(partial(m.FaultCleared, code=fault))
         return m.Ok()
+
+    # --- the deck cycle (SPEC §11) ----------------------------------------------------------------
+
+    def _load_deck(self, spec: DeckLoad) -> int:
+        """The dealer loads ``spec``: the cards the shoe holds afterwards. ValueError when it cannot."""
+        if self._active is not None:
+            raise ValueError(f"dispense {self._active.dispense_id} is active: load after it ends")
+        cards = spec.cards()
+        held = len(self._mech.deck) if spec.mid_round and not self._mech.stub_released else 0
+        if len(cards) + held > MAX_DECK:
+            raise ValueError(f"{len(cards) + held} cards exceed the {MAX_DECK}-card limit of the protocol")
+        cleared = self._mech.load_cards([(c.code, c.foreign) for c in cards], spec.back, mid_round=spec.mid_round)
+        count = len(self._mech.deck)
+        sensed = count if self._mech.count_known else m.DeckLoaded.UNKNOWN_COUNT
+        self._emit(lambda n: m.DeckLoaded(n, sensed, spec.back))
+        if cleared:
+            self._emit(lambda n: m.FaultCleared(n, FaultCode.SHOE_EMPTY))
+        self._count["decks_loaded"] += 1
+        log.info("emulator_deck_loaded", cards=count, back=spec.back)  # never the order or the faults (§9)
+        return count
+
+    def _autoload(self) -> None:
+        if not self._mech.stub_released:
+            return
+        number = self._count["decks_loaded"] + 1
+        seed = None if self.config.seed is None else self.config.seed * 1_000_003 + number
+        self._load_deck(DeckLoad(seed=seed, back=self.config.back))
 
     # --- scan, event log --------------------------------------------------------------------------
 

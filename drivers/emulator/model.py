@@ -59,9 +59,12 @@ class Card:
     code: str
     number: int
     unreadable: bool
+    foreign: bool = False  # another back design than the deck's (SPEC §8.4, §11)
 
     @property
     def read(self) -> CardRead:
+        if self.foreign:
+            return CardRead(None, ReadStatus.FOREIGN_CARD)
         return CardRead(None, ReadStatus.SMUDGED) if self.unreadable else CardRead(self.code)
 
 
@@ -101,6 +104,7 @@ class Mechanism:
             codes = list(ALL_CODES)
             random.Random(seed).shuffle(codes)
         self.deck: deque[Card] = self._cards(codes, config.unreadable_at)
+        self.back = config.back
         self.stub: deque[Card] = deque()
         self.stub_released = False
         self.tray_cards = 0
@@ -248,24 +252,40 @@ class Mechanism:
             self.counters.misreads += 1
         return card.read
 
-    def deck_check(self) -> tuple[int, tuple[str, ...], tuple[str, ...], int]:
+    def deck_check(self) -> tuple[int, tuple[str, ...], tuple[str, ...], int, str, tuple[str, ...]]:
+        """DECK_REPORT's fields: count, present, duplicates, unreadable, back, foreign (SPEC §11)."""
         self._check_blocking("DECK_CHECK")
         if self.tray_occupied or self.stub_released:
             raise Refused("DECK_CHECK needs an idle shoe with its deck loaded")
         seen: dict[str, int] = {}
+        foreign: set[str] = set()
         for card in self.deck:
-            if not card.unreadable:
+            if card.foreign:
+                foreign.add(card.code)
+            elif not card.unreadable:
                 seen[card.code] = seen.get(card.code, 0) + 1
         present = tuple(sorted(seen, key=card_to_byte))
         duplicates = tuple(code for code in present if seen[code] > 1)
-        unreadable = sum(1 for card in self.deck if card.unreadable)
-        return len(self.deck), present, duplicates, unreadable
+        unreadable = sum(1 for card in self.deck if card.unreadable and not card.foreign)
+        back = self.back if self.deck else ""
+        return len(self.deck), present, duplicates, unreadable, back, tuple(sorted(foreign, key=card_to_byte))
 
     def load(self, codes: Sequence[str]) -> bool:
         """Load a new deck into an empty shoe. Returns True when this cleared SHOE_EMPTY."""
-        if self.deck and not self.stub_released:
+        return self.load_cards([(code, False) for code in codes], self.back)
+
+    def load_cards(self, cards: Sequence[tuple[str, bool]], back: str, *, mid_round: bool = False) -> bool:
+        """Load ``(code, foreign)`` cards with ``back``; ``mid_round`` puts them on top of cards still held.
+
+        Returns True when this cleared SHOE_EMPTY.
+        """
+        if self.deck and not self.stub_released and not mid_round:
             raise ValueError(f"the shoe still holds {len(self.deck)} cards: release the stub first")
-        self.deck = self._cards(list(codes), ())
+        new = deque(Card(code, n, False, foreign) for n, (code, foreign) in enumerate(cards, 1))
+        if mid_round and not self.stub_released:
+            new.extend(self.deck)
+        self.deck = new
+        self.back = back
         self.stub.clear()
         self.stub_released = False
         self._jam_at.clear()

@@ -61,7 +61,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
                 "-> check the cable, then `dmesg | tail`; the emulator is always there: --port emu://",
             ]
         else:
-            lines = [
+            lines = [f"  {'PORT':<28} {'USB ID':<10} DESCRIPTION"]
+            lines += [
                 f"{'*' if dev['likely_shoe'] else ' '} {dev['url']:<28} {dev['usb_id'] or '':<10} {dev['description']}"
                 for dev in d["devices"]
             ]

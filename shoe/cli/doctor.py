@@ -20,7 +20,7 @@ from shoe.cli.exit_codes import Exit
 from shoe.cli.output import emit
 from shoe.doctor import DEFAULT_RULES_DIR, DEFAULT_SERVICE_URL, Context, Status, run_checks
 
-DOCTOR_FAILED = 11
+DOCTOR_FAILED = int(Exit.DOCTOR_FAILED)
 """At least one check failed; each failed check printed the command that fixes it."""
 
 DESCRIPTION = """\

@@ -9,6 +9,10 @@ through POSIX signals, as a person would work a real one:
   released, or every card dealt) loads a fresh deck, as the dealer does: the ``--deck`` order again, else
   a new shuffle (seeded from ``--seed`` and the reload number when given).
 
+The dealer's load (SPEC §11) goes through ``--control PATH``, a Unix socket (``drivers/emulator/control.py``):
+``shoectl load-deck --control PATH [--seed N --back B --short N ...]`` or, from Python,
+``drivers.emulator.control.load_deck_at(PATH, DeckLoad(...))``; it answers one JSON line.
+
 Each action is acknowledged on stdout once done: one JSON line with ``--json``
 (``{"event": "unplugged"}``, ``{"event": "replugged", "port": ...}``, ``{"event": "door", "open": true}``,
 ``{"event": "door", "open": false, "loaded": 52}``), else one sentence. Signals that arrive during an
@@ -32,6 +36,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty, serve_tcp
+from drivers.emulator.control import ControlServer
 from protocols.cards import ALL_CODES
 
 
@@ -157,12 +162,15 @@ def cmd_emulate(args: argparse.Namespace) -> int:
             servers.append(tcp)
             info["tcp"] = f"socket://{tcp.address[0]}:{tcp.address[1]}"
             info.setdefault("port", info["tcp"])
+        if args.control:
+            servers.append(ControlServer(shoe, args.control))
+            info["control"] = args.control
         controls = Controls(shoe, replug_after=args.replug_after, as_json=args.json, port=info["port"])
         if args.json:
             print(json.dumps(info), flush=True)
         else:
             print(f"emulated shoe {info['serial']} serving; connect with: shoectl --port {info['port']} identify")
-            for key in ("pty", "tcp"):
+            for key in ("pty", "tcp", "control"):
                 if key in info:
                     print(f"  {key}: {info[key]}")
             print("stop with Ctrl-C", flush=True)
@@ -189,7 +197,8 @@ def add_parsers(sub: Any) -> None:
         description="Run the software shoe emulator so another process can use it as a real port. "
         "--pty prints a /dev/pts/N path; --tcp serves socket://HOST:PORT. Faults and line impairments are set "
         "with --set KEY=VALUE (seed, deck, unreadable_at, unreadable_rate, jam_at, double_feed_at, misfeed_at, "
-        "door_open, corrupt_rate, drop_rate, latency_ms, timing, auto_take, take_delay_s). "
+        "door_open, corrupt_rate, drop_rate, latency_ms, timing, auto_take, take_delay_s, back, autoload). "
+        "--control PATH lets another process load decks (shoectl load-deck --control PATH). "
         "Signals (POSIX), for a test bench in another process: SIGUSR1 pulls the cable and plugs it back in "
         "after --replug-after seconds; SIGUSR2 opens the door, or closes it (closing the door of an empty shoe "
         "loads a fresh deck, as a dealer does). Each is acknowledged on stdout once done (a JSON line with "
@@ -198,6 +207,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal and print its path")
     p.add_argument("--link", metavar="PATH", help="with --pty: keep a stable symlink at PATH (like the udev rule)")
     p.add_argument("--tcp", metavar="HOST:PORT", help="serve on TCP, e.g. 127.0.0.1:7000 (port 0 = any free)")
+    p.add_argument(
+        "--control",
+        metavar="PATH",
+        help="serve the dealer's deck loading on a Unix socket at PATH (shoectl load-deck --control PATH)",
+    )
     p.add_argument("--seed", type=int, help="seeded shuffle of one 52-card deck")
     p.add_argument("--deck", help="explicit card order, top first, e.g. AsKd7c...")
     p.add_argument("--timing", choices=["instant", "realistic"], help="mechanical timing model (default instant)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from drivers.errors import (
+    BadPort,
     ShoeError,
     ShoeFault,
     ShoeInitError,
@@ -27,10 +28,32 @@ class Exit(IntEnum):
     DEVICE_FAULT = 8
     RULES = 9
     """An illegal script or action refused by the rules engine (shoectl play)."""
+    JOURNAL_BAD = 10
+    """The journal's hash chain is broken (shoectl journal verify)."""
+    DOCTOR_FAILED = 11
+    """A shoectl doctor check failed."""
+
+
+MEANING: dict[Exit, str] = {
+    Exit.OK: "ok",
+    Exit.BUG: "a bug: a traceback is printed, please report it",
+    Exit.USAGE: "usage error (a bad option, a malformed port URL or emu:// option)",
+    Exit.UNAVAILABLE: "shoe unavailable",
+    Exit.INIT: "shoe could not be initialised",
+    Exit.LINK_LOST: "link lost",
+    Exit.TIMEOUT: "timeout",
+    Exit.PROTOCOL: "protocol error (shoe refused)",
+    Exit.DEVICE_FAULT: "device fault (jam, door open, a deck that fails its check, ...)",
+    Exit.RULES: "rules violation (illegal script)",
+    Exit.JOURNAL_BAD: "journal tampered or damaged (shoectl journal verify)",
+    Exit.DOCTOR_FAILED: "a shoectl doctor check failed",
+}
+"""The one table of exit codes: --help prints it, docs/shoectl.md lists it, tests hold both to it."""
 
 
 def exit_code_for(error: ShoeError) -> Exit:
     for cls, code in (
+        (BadPort, Exit.USAGE),
         (ShoeFault, Exit.DEVICE_FAULT),
         (ShoeTimeout, Exit.TIMEOUT),
         (ShoeUnavailable, Exit.UNAVAILABLE),
@@ -43,9 +66,4 @@ def exit_code_for(error: ShoeError) -> Exit:
     return Exit.BUG
 
 
-EPILOG = """\
-exit codes:
-  0 ok   2 usage error   3 shoe unavailable   4 shoe could not be initialised   5 link lost
-  6 timeout   7 protocol error (shoe refused)   8 device fault (jam, door open, ...)
-  9 rules violation (illegal script)   1 a bug: a traceback is printed, please report it
-"""
+EPILOG = "exit codes:\n" + "\n".join(f"  {int(code):>2} {text}" for code, text in MEANING.items()) + "\n"

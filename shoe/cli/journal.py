@@ -24,7 +24,7 @@ from shoe.journal.reconstruct import reconstruct_round, round_text
 
 JOURNAL_UNAVAILABLE = int(Exit.UNAVAILABLE)
 """3: no journal at the path, no permission, or not a journal."""
-JOURNAL_BAD = 10
+JOURNAL_BAD = int(Exit.JOURNAL_BAD)
 """The hash chain is broken: an entry was edited, deleted, inserted or reordered."""
 
 EPILOG = """\

@@ -1,5 +1,6 @@
 """``shoectl`` commands that talk to a shoe: identify, status, selftest, dispense, scan, counters, events,
-deck-check, clear-fault, reset. Each opens the port named by ``--port``, does one job and closes it."""
+clear-fault, reset (the deck cycle's commands are in ``shoe/cli/deck.py``). Each opens the port named by
+``--port``, does one job and closes it."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import threading
 from typing import Any
 
 from drivers.client import ShoeClient
+from drivers.errors import ShoeError
 from drivers.notices import Notice
 from protocols import messages as m
 from protocols.codes import FaultCode
 from shoe.cli import render
-from shoe.cli.output import emit, emit_line, key_values
+from shoe.cli.exit_codes import exit_code_for
+from shoe.cli.output import emit, emit_line, error_message, key_values
 
 
 def _open(args: argparse.Namespace) -> ShoeClient:
@@ -53,44 +56,35 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if data["passed"] else 8
 
 
-def cmd_deck_check(args: argparse.Namespace) -> int:
-    with _open(args) as client:
-        data = render.deck(client.deck_check())
-
-    def human(d: dict[str, Any]) -> str:
-        if d["complete"]:
-            return f"deck complete: {d['count']} cards, each once"
-        parts = [f"deck NOT complete: {d['count']} cards"]
-        if d["missing"]:
-            parts.append("missing: " + " ".join(d["missing"]))
-        if d["duplicates"]:
-            parts.append("duplicates: " + " ".join(d["duplicates"]))
-        if d["unreadable"]:
-            parts.append(f"unreadable: {d['unreadable']}")
-        parts.append("-> remove the deck from play and load a checked one")
-        return "\n".join(parts)
-
-    emit(data, as_json=args.json, human=human)
-    return 0 if data["complete"] else 8
-
-
 def cmd_dispense(args: argparse.Namespace) -> int:
-    stacks = []
-    with _open(args) as client:
-        for _ in range(args.stacks):
-            stacks.append(render.stack(client.dispense(args.size)))
-    data = {"stacks": stacks}
-
-    def human(d: dict[str, Any]) -> str:
-        return "\n".join(
-            f"stack {s['dispense_id']}: "
-            + " ".join(c or "??" for c in s["cards"])
-            + (f"  (unreadable at {s['unreadable_positions']})" if s["unreadable_positions"] else "")
-            for s in d["stacks"]
-        )
-
-    emit(data, as_json=args.json, human=human)
+    if args.stacks < 1:
+        raise ValueError(f"--stacks {args.stacks}: dispense at least 1 stack")
+    stacks: list[dict[str, Any]] = []
+    try:
+        with _open(args) as client:
+            for _ in range(args.stacks):
+                stacks.append(render.stack(client.dispense(args.size)))
+    except ShoeError as exc:  # every stack dealt before the error is printed, then the error
+        if args.json:
+            code = exit_code_for(exc)
+            error = {"kind": type(exc).__name__, "message": str(exc), "hint": exc.hint, "exit": int(code)}
+            emit({"stacks": stacks, "error": error}, as_json=True, human=str)
+            error_message(str(exc), exc.hint, as_json=False, code=code, kind=type(exc).__name__)
+            return code
+        if stacks:
+            emit({"stacks": stacks}, as_json=False, human=_stacks_text)
+        raise
+    emit({"stacks": stacks}, as_json=args.json, human=_stacks_text)
     return 0
+
+
+def _stacks_text(d: dict[str, Any]) -> str:
+    return "\n".join(
+        f"stack {s['dispense_id']}: "
+        + " ".join(c or "??" for c in s["cards"])
+        + (f"  (unreadable at {s['unreadable_positions']})" if s["unreadable_positions"] else "")
+        for s in d["stacks"]
+    )
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
@@ -121,6 +115,10 @@ def cmd_events(args: argparse.Namespace) -> int:
     with _open(args) as client:
         if not args.follow:
             _boot, events, _more = client.event_log(args.first, args.max)
+            if not events:
+                emit_line(
+                    {"events": 0}, as_json=args.json, text=f"no events in the shoe's log from event {args.first} on"
+                )
             for event in events:
                 data = render.event(event)
                 emit_line(data, as_json=args.json, text=render.event_text(data))
@@ -146,8 +144,6 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(func=cmd_counters)
     p = sub.add_parser("selftest", help="run the shoe's self test (exit 8 if a component fails)")
     p.set_defaults(func=cmd_selftest)
-    p = sub.add_parser("deck-check", help="count and identify the loaded cards (exit 8 if not one whole deck)")
-    p.set_defaults(func=cmd_deck_check)
     p = sub.add_parser(
         "dispense",
         help="test dispense outside a live round",
@@ -157,7 +153,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--stacks", type=int, default=1, metavar="N", help="how many stacks (default 1)")
     p.add_argument("--size", type=int, default=2, choices=range(1, 5), metavar="K", help="cards per stack, 1-4")
     p.set_defaults(func=cmd_dispense)
-    p = sub.add_parser("scan", help="read one card the dealer passes across the reader")
+    p = sub.add_parser(
+        "scan",
+        help="read one card the dealer passes across the reader (needs a released stub: shoectl release-stub)",
+        description="Read one card of the released stub as the dealer passes it across the reader. SCAN needs "
+        "the stub released first (shoectl release-stub, outside a live round); otherwise the shoe refuses it.",
+    )
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the card (default 30)")
     p.set_defaults(func=cmd_scan)
     p = sub.add_parser("events", help="the shoe's event log, or --follow to watch events live")

@@ -105,14 +105,14 @@ def test_deck_check_lists_identities_in_card_order_never_load_order(new: Factory
     deck = ("As", "2c", "Kd", "2c", "7h", "As", "9s")
     _shoe, host = new(deck=deck, unreadable_at=(7,))
     report = host.call(m.DeckCheck(), m.DeckReport)
-    assert report == m.DeckReport(7, ("2c", "7h", "Kd", "As"), ("2c", "As"), 1)
+    assert report == m.DeckReport(7, ("2c", "7h", "Kd", "As"), ("2c", "As"), 1, "red")
     assert host.status().cards_remaining == 7  # nothing moved
 
 
 def test_deck_check_of_a_seeded_full_deck(new: Factory) -> None:
     _shoe, host = new(seed=7)
     report = host.call(m.DeckCheck(), m.DeckReport)
-    assert report == m.DeckReport(52, ALL_CODES, (), 0)
+    assert report == m.DeckReport(52, ALL_CODES, (), 0, "red")
 
 
 def test_deck_check_needs_an_idle_shoe(new: Factory) -> None:
