@@ -81,11 +81,12 @@ _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
     EntryKind.FAULT: ("event", (p.FaultRaised, p.FaultCleared, p.Alarm)),
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
 }  # fmt: skip
-_PLAIN: Mapping[EntryKind, tuple[type[Payload], ...]] = {
-    EntryKind.ROUND_CLOSED: (p.RoundClosed,),
-    EntryKind.CARD: (p.CardEntry,),
-    EntryKind.REVEAL: (p.Reveal,),
-    EntryKind.SETTLEMENT: (p.MississippiSettlement, p.StudSettlement),  # stud's has ``records``
+_PLAIN: Mapping[EntryKind, tuple[tuple[str | None, type[Payload]], ...]] = {
+    EntryKind.ROUND_CLOSED: ((None, p.RoundClosed),),
+    EntryKind.CARD: ((None, p.CardEntry),),
+    EntryKind.REVEAL: ((None, p.Reveal),),
+    # no tag field: a seven-card stud settlement is the one with ``records``
+    EntryKind.SETTLEMENT: (("mississippi-stud", p.MississippiSettlement), ("seven-card-stud", p.StudSettlement)),
 }
 _UNIONS: Mapping[EntryKind, Any] = {kind: Union[classes] for kind, (_, classes) in _TAGGED.items()}  # noqa: UP007
 
@@ -97,12 +98,13 @@ def tag_of(cls: type[Payload]) -> str | None:
 
 
 def payload_types() -> dict[tuple[EntryKind, str | None], type[Payload]]:
-    """Every (kind, sub-action) and its payload type; the sub-action is ``None`` for untagged kinds."""
+    """Every (kind, sub-action) and its payload type: the sub-action is the tag's value, the game for the two
+    settlements (told apart by their fields), ``None`` for a kind with one payload type."""
     out: dict[tuple[EntryKind, str | None], type[Payload]] = {}
     for kind, (_, classes) in _TAGGED.items():
         out.update({(kind, tag_of(cls)): cls for cls in classes})
-    for kind, classes in _PLAIN.items():
-        out.update({(kind, cls.__name__ if len(classes) > 1 else None): cls for cls in classes})
+    for kind, variants in _PLAIN.items():
+        out.update({(kind, game): cls for game, cls in variants})
     return out
 
 
@@ -126,8 +128,8 @@ def _type_of(kind: EntryKind, data: Mapping[str, Any]) -> type[Payload] | None:
         return next((c for c in classes if tag_of(c) == data.get(field)), None)
     plain = _PLAIN[kind]
     if kind is EntryKind.SETTLEMENT:
-        return plain[1] if "records" in data else plain[0]
-    return plain[0]
+        return plain[1][1] if "records" in data else plain[0][1]
+    return plain[0][1]
 
 
 def parse_entry(kind: str, data: Mapping[str, Any]) -> Payload:
@@ -144,7 +146,7 @@ def parse_entry(kind: str, data: Mapping[str, Any]) -> Payload:
     for path, record in _records(payload):
         try:
             tag = type(decode_record(record)).TAG
-        except CodecError as exc:
+        except (CodecError, ValueError, TypeError, KeyError) as exc:  # a bad card code, enum value, field
             raise JournalDataError(f"the {what}: {path} is not a rules record ({exc}); nothing was written") from None
         if tag not in payload.RECORDS:
             allowed = ", ".join(sorted(payload.RECORDS)) or "none"

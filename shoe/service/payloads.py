@@ -122,8 +122,8 @@ class MississippiOpened(Payload, tag_field="game", tag="mississippi-stud"):
     table: dict[str, Any]  # the table's parameters as given (shoe.service.params)
     seats: dict[str, SeatWager]
     shoe: ShoeRef
-    cards_remaining: int | None
     records: list[Record]
+    cards_remaining: int | None = None  # absent in entries written before it was added
 
 
 class StudOpened(Payload, tag_field="game", tag="seven-card-stud"):
