@@ -53,6 +53,7 @@ from shoe.rules.mississippi.records import (
     WagerRecord,
 )
 from shoe.rules.stud.records import AntePosted, BettingAction, BurnsReshuffled, CardDealt, PotAwarded
+from shoe.service.entries import EntryKind
 
 if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which imports this one
     from shoe.service.errors import Role
@@ -224,7 +225,7 @@ _POSITION = {"known_dispense_id": ALWAYS, "boot_id": ALWAYS, "event_no": ALWAYS,
 
 PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
     {
-        "round-opened": _v(
+        EntryKind.ROUND_OPENED: _v(
             game=ALWAYS,
             jurisdiction=ALWAYS,
             table=ALWAYS,
@@ -234,8 +235,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             cards_remaining=NEVER,
             records=NEVER,
         ),
-        "round-closed": _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
-        "card": _v(
+        EntryKind.ROUND_CLOSED: _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
+        EntryKind.CARD: _v(
             card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_entry_face_up),
             target=ALWAYS,
             seat=ALWAYS,
@@ -250,7 +251,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             record=NEVER,
             known_dispense_id=NEVER,
         ),
-        "decision": _v(
+        EntryKind.DECISION: _v(
             action=ALWAYS,
             face=ALWAYS,  # stud's stack-for-seat: which way up the card will be dealt, not the card
             street=ALWAYS,
@@ -265,10 +266,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             source=ALWAYS,
             record=_RECORD,
         ),
-        "reveal": _v(
+        EntryKind.REVEAL: _v(
             index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=_revealed), source=NEVER, record=NEVER
         ),
-        "settlement": _v(
+        EntryKind.SETTLEMENT: _v(
             seat=ALWAYS,
             record=_RECORD,  # Mississippi: one seat, settled now
             awards=ALWAYS,
@@ -277,10 +278,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             pot=NEVER,
             records=NEVER,
         ),
-        "irregularity": _v(
+        EntryKind.IRREGULARITY: _v(
             action=ALWAYS, cause=TEXT, detail=TEXT, returned=ALWAYS, known_dispense_id=ALWAYS, record=_RECORD
         ),
-        "link": _v(
+        EntryKind.LINK: _v(
             event=ALWAYS,
             reason=TEXT,
             attempts=ALWAYS,
@@ -301,7 +302,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             detail=TEXT,
             **_POSITION,
         ),
-        "fault": _v(
+        EntryKind.FAULT: _v(
             event=ALWAYS,
             code=ALWAYS,
             dispense_id=ALWAYS,
@@ -311,7 +312,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             unjournaled=ALWAYS,
             **_POSITION,
         ),
-        "technician": _v(
+        EntryKind.TECHNICIAN: _v(
             action=ALWAYS,
             ok=ALWAYS,
             checked=ALWAYS,
@@ -325,7 +326,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             acknowledged=ALWAYS,  # clear-fault: the alarm it acknowledged
             cards=NEVER,
         ),
-        "service": _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
+        EntryKind.SERVICE: _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
     }
 )
-"""Each journal entry kind the service writes and the fields of its payload."""
+"""Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""
