@@ -29,6 +29,7 @@ import msgspec
 from shoe.journal import JournalDataError
 from shoe.service import payloads as p
 from shoe.service.codec import CodecError, decode_record
+from shoe.service.codec import tag_of as record_tag
 from shoe.service.payloads import (
     DecisionAction,
     FaultEvent,
@@ -135,6 +136,8 @@ def _type_of(kind: EntryKind, data: Mapping[str, Any]) -> type[Payload] | None:
 def parse_entry(kind: str, data: Mapping[str, Any]) -> Payload:
     """``data`` as the typed payload of ``kind``; :class:`JournalDataError` naming the kind and field if not."""
     k = _kind(kind)
+    if not isinstance(data, Mapping):
+        raise JournalDataError(f"a {k.value!r} entry's data must be a mapping, not {type(data).__name__}")
     target: Any = _UNIONS.get(k) or _type_of(k, data)
     what = f"{k.value!r} entry"
     if k in _TAGGED and isinstance(data.get(_TAGGED[k][0]), str):
@@ -145,7 +148,7 @@ def parse_entry(kind: str, data: Mapping[str, Any]) -> Payload:
         raise JournalDataError(f"the {what} does not fit its type: {exc}; nothing was written") from None
     for path, record in _records(payload):
         try:
-            tag = type(decode_record(record)).TAG
+            tag = record_tag(type(decode_record(record)))
         except (CodecError, ValueError, TypeError, KeyError) as exc:  # a bad card code, enum value, field
             raise JournalDataError(f"the {what}: {path} is not a rules record ({exc}); nothing was written") from None
         if tag not in payload.RECORDS:

@@ -286,6 +286,11 @@ def test_a_payload_that_does_not_fit_is_refused_naming_the_kind_and_field(
         check_entry(kind, data)
 
 
+def test_data_that_is_not_a_mapping_is_refused() -> None:
+    with pytest.raises(JournalDataError, match="'card' entry's data must be a mapping, not list"):
+        check_entry("card", ["As"])  # type: ignore[arg-type]
+
+
 def test_known_dispense_id_is_read_only_from_payloads_that_declare_it() -> None:
     assert known_dispense_id("decision", STACK_DEALT) == 3
     assert known_dispense_id("decision", {"action": "stack-for-seat", "known_dispense_id": 99}) is None
