@@ -9,7 +9,7 @@ unknown fields; a payload's
 ``record`` (and ``records``) is a rules record as ``shoe.service.codec`` writes it, of the types the
 payload names (``RECORDS``). :func:`check_entry` raises :class:`shoe.journal.JournalDataError` naming the
 kind and the field when data does not fit; ``docs/journal.md`` ("Entry kinds and payloads") lists the
-same table, checked against this module by ``tests/service/test_entries.py``.
+same table, checked against this module by ``tests/journal/test_entries_doc.py``.
 
 ``known_dispense_id``: the last dispense id the journal then knew complete (the shoe's position the
 service checks at every connect, ``shoe.service.recovery``). It is a typed field of exactly the

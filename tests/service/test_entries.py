@@ -5,14 +5,13 @@ wagers, the progressive lock-out and the table system's inputs; NJ Mississippi; 
 void; a pause from an unplugged cable; maintenance; a shoe fault; a restart; a lying shoe's alarm),
 and the first release's journal: every entry they hold checks against its kind's payload type.
 A mistyped payload is refused naming the kind and the field; ``known_dispense_id`` is read only from
-the payloads that declare it; docs/journal.md lists the same kinds and payloads.
+the payloads that declare it (docs/journal.md lists the same table: tests/journal/test_entries_doc.py).
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import re
 import shutil
 import time
 from collections.abc import Callable, Iterable
@@ -376,43 +375,3 @@ def test_the_visibility_allow_list_knows_every_kind_and_every_payload_field_but_
         fields = {f.name for f in _fields(cls)} | ({tag} if tag else set())
         undeclared |= {(kind.value, sub, name) for name in fields - set(PAYLOADS[kind].fields)}
     assert undeclared == UNDECLARED
-
-
-# -- docs/journal.md, "Entry kinds and payloads" ------------------------------------------------------------
-
-
-def render_table() -> str:
-    """The doc's table, from the payload types: kind, sub-action, fields (``?`` optional)."""
-    rows = ["| kind | sub-action | payload fields (`?`: may be absent) |", "|---|---|---|"]
-    for (kind, sub), cls in sorted(payload_types().items(), key=lambda kv: (list(EntryKind).index(kv[0][0]),
-                                                                                   kv[0][1] or "")):  # fmt: skip
-        fields = ", ".join(f"`{f.name}`" + ("" if f.required else "?") for f in _fields(cls))
-        tag = cls.__struct_config__.tag_field
-        sub_text = "-" if sub is None else (f"`{tag}` = `{sub}`" if tag else f"{sub} (by its fields)")
-        records = f"; records: {', '.join(sorted(cls.RECORDS))}" if cls.RECORDS else ""
-        rows.append(f"| `{kind.value}` | {sub_text} | {fields}{records} |")
-    return "\n".join(rows) + "\n"
-
-
-def _doc_section() -> str:
-    text = DOC.read_text(encoding="utf-8")
-    match = re.search(r"^## Entry kinds and payloads\n(.*?)(?=^## )", text, re.M | re.S)
-    assert match, "docs/journal.md has no section 'Entry kinds and payloads'"
-    return match.group(1)
-
-
-def test_the_doc_lists_every_kind_of_the_enum() -> None:
-    section = _doc_section()
-    listed = set(re.findall(r"^\| `([a-z-]+)` \|", section, re.M))
-    assert listed == {k.value for k in EntryKind}
-
-
-def test_the_doc_table_is_the_payload_types() -> None:
-    assert render_table() in _doc_section(), (
-        "docs/journal.md's table differs from shoe/service/payloads.py: regenerate it with "
-        "`python -m tests.service.test_entries` and paste it under 'Entry kinds and payloads'"
-    )
-
-
-if __name__ == "__main__":
-    print(render_table(), end="")
