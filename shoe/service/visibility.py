@@ -33,6 +33,28 @@ from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from shoe.rules.mississippi.records import (
+    ChipCountRecord,
+    CommunityDealtRecord,
+    DecisionRecord,
+    ForfeitRecord,
+    MisdealRecord,
+    NoMoreBetsRecord,
+    PauseRecord,
+    ProgressiveLockRecord,
+    ResumeRecord,
+    RevealRecord,
+    SeatSettlement,
+    SideResult,
+    StackRecord,
+    StubRecord,
+    TableSystemRecord,
+    WagerLine,
+    WagerRecord,
+)
+from shoe.rules.stud.records import AntePosted, BettingAction, BurnsReshuffled, CardDealt, PotAwarded
+from shoe.service.entries import EntryKind
+
 if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which imports this one
     from shoe.service.errors import Role
 
@@ -117,27 +139,27 @@ def _entry_face_up(data: Mapping[str, Any]) -> bool:
 
 def _revealed(data: Mapping[str, Any]) -> bool:
     record = data.get("record")
-    return isinstance(record, Mapping) and record.get("type") == "RevealRecord"
+    return isinstance(record, Mapping) and record.get("type") == RevealRecord.TAG
 
 
 RECORDS: Mapping[str, Visibility] = MappingProxyType(
     {
         # -- Mississippi stud (shoe.rules.mississippi.records) --
-        "WagerRecord": _v(seat=ALWAYS, ante=ALWAYS, side=ALWAYS, **_RULE),
-        "NoMoreBetsRecord": _v(seats=ALWAYS, total_wagered=ALWAYS, **_RULE),
-        "ProgressiveLockRecord": _v(wagers_accepted=ALWAYS, **_RULE),
-        "ChipCountRecord": _v(counted=ALWAYS, expected=ALWAYS, **_RULE),
-        "StackRecord": _v(seat=ALWAYS, number=ALWAYS, cards=COUNTED, **_RULE),  # the hand shows at its settlement
-        "StubRecord": _v(counted=ALWAYS, expected=ALWAYS, **_RULE),
-        "CommunityDealtRecord": _v(source=ALWAYS, count=ALWAYS, cards=COUNTED, **_RULE),  # each shows at its reveal
-        "DecisionRecord": _v(
+        WagerRecord.TAG: _v(seat=ALWAYS, ante=ALWAYS, side=ALWAYS, **_RULE),
+        NoMoreBetsRecord.TAG: _v(seats=ALWAYS, total_wagered=ALWAYS, **_RULE),
+        ProgressiveLockRecord.TAG: _v(wagers_accepted=ALWAYS, **_RULE),
+        ChipCountRecord.TAG: _v(counted=ALWAYS, expected=ALWAYS, **_RULE),
+        StackRecord.TAG: _v(seat=ALWAYS, number=ALWAYS, cards=COUNTED, **_RULE),  # the hand shows at its settlement
+        StubRecord.TAG: _v(counted=ALWAYS, expected=ALWAYS, **_RULE),
+        CommunityDealtRecord.TAG: _v(source=ALWAYS, count=ALWAYS, cards=COUNTED, **_RULE),  # each shows at its reveal
+        DecisionRecord.TAG: _v(
             seat=ALWAYS, street=ALWAYS, multiple=ALWAYS, amount=ALWAYS, forfeited=ALWAYS, hand_kept=ALWAYS, **_RULE
         ),
-        "RevealRecord": _v(index=ALWAYS, card=Show(Moment.REVEALED), **_RULE),
-        "ForfeitRecord": _v(seat=ALWAYS, forfeited=ALWAYS, total=ALWAYS, **_RULE),
+        RevealRecord.TAG: _v(index=ALWAYS, card=Show(Moment.REVEALED), **_RULE),
+        ForfeitRecord.TAG: _v(seat=ALWAYS, forfeited=ALWAYS, total=ALWAYS, **_RULE),
         # drawn by the table system and announced to the table: not a dealt card
-        "TableSystemRecord": _v(meters=ALWAYS, magic_card=ALWAYS, lucky_seat=ALWAYS, **_RULE),
-        "MisdealRecord": _v(
+        TableSystemRecord.TAG: _v(meters=ALWAYS, magic_card=ALWAYS, lucky_seat=ALWAYS, **_RULE),
+        MisdealRecord.TAG: _v(
             cause=ALWAYS,
             detail=TEXT,
             remedy=ALWAYS,
@@ -148,9 +170,9 @@ RECORDS: Mapping[str, Visibility] = MappingProxyType(
             prior=ALWAYS,
             **_RULE,
         ),
-        "PauseRecord": _v(reason=TEXT, prior=ALWAYS, **_RULE),
-        "ResumeRecord": _v(to=ALWAYS, **_RULE),
-        "SeatSettlement": _v(
+        PauseRecord.TAG: _v(reason=TEXT, prior=ALWAYS, **_RULE),
+        ResumeRecord.TAG: _v(to=ALWAYS, **_RULE),
+        SeatSettlement.TAG: _v(
             seat=ALWAYS,
             cards=Show(Moment.SEAT_SETTLED),
             community=Show(Moment.SEAT_SETTLED),
@@ -166,8 +188,8 @@ RECORDS: Mapping[str, Visibility] = MappingProxyType(
             side=NESTED,
             **_RULE,
         ),
-        "WagerLine": _v(name=ALWAYS, stake=ALWAYS, result=ALWAYS, computed=ALWAYS, paid=ALWAYS),
-        "SideResult": _v(
+        WagerLine.TAG: _v(name=ALWAYS, stake=ALWAYS, result=ALWAYS, computed=ALWAYS, paid=ALWAYS),
+        SideResult.TAG: _v(
             bet=ALWAYS,
             stake=ALWAYS,
             result=ALWAYS,
@@ -181,20 +203,20 @@ RECORDS: Mapping[str, Visibility] = MappingProxyType(
             rule=ALWAYS,
         ),
         # -- seven-card stud (shoe.rules.stud) --
-        "AntePosted": _v(seat=ALWAYS, amount=ALWAYS),
-        "CardDealt": _v(
+        AntePosted.TAG: _v(seat=ALWAYS, amount=ALWAYS),
+        CardDealt.TAG: _v(
             card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_face_up),  # a down card shows at the showdown
             target=ALWAYS,
             street=ALWAYS,
             seat=ALWAYS,
             face_up=ALWAYS,
         ),
-        "BurnsReshuffled": _v(burns=COUNTED, stub_cards=ALWAYS),
-        "BettingAction": _v(seat=ALWAYS, kind=ALWAYS, street=ALWAYS, amount=ALWAYS, to=ALWAYS, street_bet=ALWAYS),
-        "PotAwarded": _v(seat=ALWAYS, amount=ALWAYS, odd_chips=ALWAYS, uncontested=ALWAYS),
+        BurnsReshuffled.TAG: _v(burns=COUNTED, stub_cards=ALWAYS),
+        BettingAction.TAG: _v(seat=ALWAYS, kind=ALWAYS, street=ALWAYS, amount=ALWAYS, to=ALWAYS, street_bet=ALWAYS),
+        PotAwarded.TAG: _v(seat=ALWAYS, amount=ALWAYS, odd_chips=ALWAYS, uncontested=ALWAYS),
     }
 )
-"""Each rules record type (its ``type`` tag) and its fields."""
+"""Each rules record type, by its journal tag (the class's ``TAG``, never its name), and its fields."""
 
 _RECORD = Show(nested=True)
 """A payload's ``record``: shown by the record type's own declaration."""
@@ -203,7 +225,7 @@ _POSITION = {"known_dispense_id": ALWAYS, "boot_id": ALWAYS, "event_no": ALWAYS,
 
 PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
     {
-        "round-opened": _v(
+        EntryKind.ROUND_OPENED: _v(
             game=ALWAYS,
             jurisdiction=ALWAYS,
             table=ALWAYS,
@@ -213,8 +235,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             cards_remaining=NEVER,
             records=NEVER,
         ),
-        "round-closed": _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
-        "card": _v(
+        EntryKind.ROUND_CLOSED: _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
+        EntryKind.CARD: _v(
             card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_entry_face_up),
             target=ALWAYS,
             seat=ALWAYS,
@@ -229,7 +251,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             record=NEVER,
             known_dispense_id=NEVER,
         ),
-        "decision": _v(
+        EntryKind.DECISION: _v(
             action=ALWAYS,
             face=ALWAYS,  # stud's stack-for-seat: which way up the card will be dealt, not the card
             street=ALWAYS,
@@ -244,10 +266,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             source=ALWAYS,
             record=_RECORD,
         ),
-        "reveal": _v(
+        EntryKind.REVEAL: _v(
             index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=_revealed), source=NEVER, record=NEVER
         ),
-        "settlement": _v(
+        EntryKind.SETTLEMENT: _v(
             seat=ALWAYS,
             record=_RECORD,  # Mississippi: one seat, settled now
             awards=ALWAYS,
@@ -256,10 +278,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             pot=NEVER,
             records=NEVER,
         ),
-        "irregularity": _v(
+        EntryKind.IRREGULARITY: _v(
             action=ALWAYS, cause=TEXT, detail=TEXT, returned=ALWAYS, known_dispense_id=ALWAYS, record=_RECORD
         ),
-        "link": _v(
+        EntryKind.LINK: _v(
             event=ALWAYS,
             reason=TEXT,
             attempts=ALWAYS,
@@ -280,7 +302,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             detail=TEXT,
             **_POSITION,
         ),
-        "fault": _v(
+        EntryKind.FAULT: _v(
             event=ALWAYS,
             code=ALWAYS,
             dispense_id=ALWAYS,
@@ -290,7 +312,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             unjournaled=ALWAYS,
             **_POSITION,
         ),
-        "technician": _v(
+        EntryKind.TECHNICIAN: _v(
             action=ALWAYS,
             ok=ALWAYS,
             checked=ALWAYS,
@@ -304,7 +326,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             acknowledged=ALWAYS,  # clear-fault: the alarm it acknowledged
             cards=NEVER,
         ),
-        "service": _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
+        EntryKind.SERVICE: _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
     }
 )
-"""Each journal entry kind the service writes and the fields of its payload."""
+"""Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""

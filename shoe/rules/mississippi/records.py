@@ -1,6 +1,7 @@
 """Frozen action records: the audit trail of a round, one record per action (pokerkit style).
 
-Every record has a ``kind``, the ``rule`` it applied and, where there is one, the ``seat``.  Records
+Every record has a ``kind``, the ``rule`` it applied and, where there is one, the ``seat``; its ``TAG`` is
+the journal's name for it (``shoe.service.codec``): set once, kept when the class is renamed.  Records
 carry card identities (the journal needs them to reconstruct each hand, NY 5324.38(e)(8), PA
 655a.11(j)); the public view of a round never shows them before their time
 (:meth:`~shoe.rules.mississippi.machine.MississippiRound.public_state`).  Money is integer cents.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import ClassVar
 
 from shoe.cards import Card
 from shoe.rules.mississippi.states import RoundState
@@ -50,6 +52,8 @@ class Outcome(Enum):
 
 @dataclass(frozen=True)
 class WagerRecord:
+    TAG: ClassVar[str] = "WagerRecord"
+
     seat: int
     ante: int
     side: tuple[tuple[SideBet, int], ...]
@@ -59,6 +63,8 @@ class WagerRecord:
 
 @dataclass(frozen=True)
 class NoMoreBetsRecord:
+    TAG: ClassVar[str] = "NoMoreBetsRecord"
+
     seats: tuple[int, ...]  # the wagering seats, in dealing order
     total_wagered: int
     rule: str
@@ -67,6 +73,8 @@ class NoMoreBetsRecord:
 
 @dataclass(frozen=True)
 class ProgressiveLockRecord:
+    TAG: ClassVar[str] = "ProgressiveLockRecord"
+
     wagers_accepted: int
     rule: str
     kind: str = field(default="progressive-locked", init=False)
@@ -74,6 +82,8 @@ class ProgressiveLockRecord:
 
 @dataclass(frozen=True)
 class ChipCountRecord:
+    TAG: ClassVar[str] = "ChipCountRecord"
+
     counted: int
     expected: int
     rule: str
@@ -82,6 +92,8 @@ class ChipCountRecord:
 
 @dataclass(frozen=True)
 class StackRecord:
+    TAG: ClassVar[str] = "StackRecord"
+
     seat: int
     number: int  # 1 for the first stack dispensed
     cards: tuple[Card, ...]
@@ -91,6 +103,8 @@ class StackRecord:
 
 @dataclass(frozen=True)
 class StubRecord:
+    TAG: ClassVar[str] = "StubRecord"
+
     counted: int
     expected: int
     rule: str
@@ -99,6 +113,8 @@ class StubRecord:
 
 @dataclass(frozen=True)
 class CommunityDealtRecord:
+    TAG: ClassVar[str] = "CommunityDealtRecord"
+
     source: CommunitySource
     count: int
     cards: tuple[Card, ...] | None  # known only with a shoe source; secret until each reveal
@@ -108,6 +124,8 @@ class CommunityDealtRecord:
 
 @dataclass(frozen=True)
 class DecisionRecord:
+    TAG: ClassVar[str] = "DecisionRecord"
+
     seat: int
     street: int  # 3, 4 or 5
     multiple: int  # 0 = fold
@@ -124,6 +142,8 @@ class DecisionRecord:
 
 @dataclass(frozen=True)
 class RevealRecord:
+    TAG: ClassVar[str] = "RevealRecord"
+
     index: int  # 0, 1, 2
     card: Card
     rule: str
@@ -132,6 +152,8 @@ class RevealRecord:
 
 @dataclass(frozen=True)
 class ForfeitRecord:
+    TAG: ClassVar[str] = "ForfeitRecord"
+
     seat: int
     forfeited: tuple[tuple[str, int], ...]
     total: int
@@ -141,6 +163,8 @@ class ForfeitRecord:
 
 @dataclass(frozen=True)
 class TableSystemRecord:
+    TAG: ClassVar[str] = "TableSystemRecord"
+
     meters: tuple[tuple[str, int], ...]
     magic_card: Card | None
     lucky_seat: int | None
@@ -150,6 +174,8 @@ class TableSystemRecord:
 
 @dataclass(frozen=True)
 class MisdealRecord:
+    TAG: ClassVar[str] = "MisdealRecord"
+
     cause: Irregularity
     detail: str
     remedy: Remedy
@@ -164,6 +190,8 @@ class MisdealRecord:
 
 @dataclass(frozen=True)
 class PauseRecord:
+    TAG: ClassVar[str] = "PauseRecord"
+
     reason: str
     prior: RoundState
     rule: str
@@ -172,6 +200,8 @@ class PauseRecord:
 
 @dataclass(frozen=True)
 class ResumeRecord:
+    TAG: ClassVar[str] = "ResumeRecord"
+
     to: RoundState
     rule: str
     kind: str = field(default="resumed", init=False)
@@ -180,6 +210,8 @@ class ResumeRecord:
 @dataclass(frozen=True)
 class WagerLine:
     """One base wager at settlement: ``computed`` is the paytable's winnings, ``paid`` after the cap."""
+
+    TAG: ClassVar[str] = "WagerLine"
 
     name: str  # "ante", "3rd", "4th", "5th"
     stake: int
@@ -204,6 +236,8 @@ class SideResult:
     655a.11(i)(4)(i)(D), (iii)(C)).
     """
 
+    TAG: ClassVar[str] = "SideResult"
+
     bet: str
     stake: int
     result: Outcome
@@ -220,6 +254,8 @@ class SideResult:
 @dataclass(frozen=True)
 class SeatSettlement:
     """One seat settled (NY 5324.38(e)(7), PA 655a.11(i)): base wagers, then the side wagers."""
+
+    TAG: ClassVar[str] = "SeatSettlement"
 
     seat: int
     cards: tuple[Card, ...]

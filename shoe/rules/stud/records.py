@@ -2,6 +2,8 @@
 
 Each successful action returns one record and appends it to ``StudHand.records``; the end of the hand
 appends one :class:`PotAwarded` per seat paid.  ``StudHand.replay()`` rebuilds a hand from them.
+Each record's ``TAG`` is the journal's name for it (``shoe.service.codec``): set once, kept when the
+class is renamed.
 Card identities in these records are secret during the hand: they belong in the journal, never in an
 operational log.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import ClassVar
 
 from shoe.cards import Card
 from shoe.rules.stud.dealing import Target
@@ -53,6 +56,8 @@ class ActionKind(Enum):
 class AntePosted:
     """(b) A seat's ante, taken when the hand starts."""
 
+    TAG: ClassVar[str] = "AntePosted"
+
     seat: int
     amount: int
 
@@ -60,6 +65,8 @@ class AntePosted:
 @dataclass(frozen=True, slots=True)
 class CardDealt:
     """One card read by the shoe and placed: to a seat, to the burn pile, or as the common card."""
+
+    TAG: ClassVar[str] = "CardDealt"
 
     card: Card
     target: Target
@@ -71,6 +78,8 @@ class CardDealt:
 @dataclass(frozen=True, slots=True)
 class BurnsReshuffled:
     """(h) The burn cards (and ``stub_cards`` cards left in the stub) shuffled into a new stub."""
+
+    TAG: ClassVar[str] = "BurnsReshuffled"
 
     burns: tuple[Card, ...]
     stub_cards: int
@@ -87,6 +96,8 @@ class BettingAction:
     fold); ``to`` is the seat's total for the street afterwards; ``street_bet`` the bet to match after.
     """
 
+    TAG: ClassVar[str] = "BettingAction"
+
     seat: int
     kind: ActionKind
     street: Street
@@ -98,6 +109,8 @@ class BettingAction:
 @dataclass(frozen=True, slots=True)
 class PotAwarded:
     """(i) A share of the pot paid to a seat; ``odd_chips`` is the indivisible remainder included."""
+
+    TAG: ClassVar[str] = "PotAwarded"
 
     seat: int
     amount: int
