@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from shoe.rules.mississippi import MisdealRecord, SeatSettlement
 from shoe.service.visibility import PAYLOADS, RECORDS, Before
 
 if TYPE_CHECKING:  # errors imports this module (scrub_text)
@@ -168,8 +169,8 @@ def mississippi_view(r: Any, meta: Mapping[str, Any]) -> dict[str, Any]:
         for s in view.seats
     }
     revealed = [c for c in view.community if c is not None]
-    settled = [public_record(_rec(x)) for x in r.records if type(x).__name__ == "SeatSettlement"]
-    misdeal = next((x for x in r.records if type(x).__name__ == "MisdealRecord"), None)
+    settled = [public_record(_rec(x)) for x in r.records if isinstance(x, SeatSettlement)]
+    misdeal = next((x for x in r.records if isinstance(x, MisdealRecord)), None)
     deciding = view.next_to_decide
     street = r.street
     return {

@@ -19,6 +19,7 @@ from typing import Any
 from shoe.journal import Journal, JournalError
 from shoe.journal.lock import JournalLock, checkpoint, open_checked
 from shoe.service.config import ServiceConfig
+from shoe.service.entries import check_entry, known_dispense_id
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.feed import EventFeed
 from shoe.service.metrics import Metrics
@@ -62,10 +63,11 @@ class JournalSink:
     def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int:
         if self.journal is None:
             raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
+        check_entry(kind, data)  # the entry fits its kind's typed payload, or JournalDataError and nothing written
         self._appends += 1
         entry = self.journal.append(kind, data, round_id=round_id)
-        known = data.get("known_dispense_id")
-        if isinstance(known, int):
+        known = known_dispense_id(kind, data)  # only from the payloads that declare it (shoe.service.entries)
+        if known is not None:
             self.known_dispense_id = max(self.known_dispense_id, known)
         self.feed.publish(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data)
         if kind == "card" and data.get("dispense_id") is not None:
