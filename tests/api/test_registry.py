@@ -6,7 +6,9 @@ short-deck stud hand could not be finished over HTTP) is tests/api/test_edge.py.
 
 from __future__ import annotations
 
+import re
 import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,3 +88,34 @@ def test_every_round_action_reaches_its_games_handler_and_no_other(service: Tabl
             assert code not in ("wrong-game", "bad-request", "internal"), (action.name, code)
         else:
             assert code == "wrong-game", (action.name, code)
+
+
+STATIC = Path(__file__).resolve().parents[2] / "shoe" / "ui" / "static"
+PAGE_ROLE = {"dealer.js": Role.DEALER, "technician.js": Role.TECHNICIAN}
+
+
+def _posted_paths(script: str) -> set[str]:
+    """The ``/v1/...`` paths a page's script sends POSTs to (``post("/v1/...")`` and ``api("POST", ...)``)."""
+    quoted = r"""["'`](/v1/[a-z0-9/-]+)["'`]"""
+    found = set(re.findall(r"post\(\s*" + quoted, script))
+    found |= set(re.findall(r"""(?:api|act)\(\s*["']POST["']\s*,\s*""" + quoted, script))
+    found |= set(re.findall(r"maintenance\(\s*" + quoted, script))
+    return found
+
+
+@pytest.mark.parametrize("page", sorted(PAGE_ROLE))
+def test_every_path_a_page_posts_to_is_an_action_of_the_registry_for_its_role(page: str) -> None:
+    """The display's buttons cannot drift from the registry: each path it posts to is a registry action's."""
+    by_path = {a.path: a for a in ACTIONS}
+    posted = _posted_paths((STATIC / page).read_text(encoding="utf-8"))
+    assert posted, f"no POST found in {page}: the scan no longer matches how the page posts"
+    for path in sorted(posted):
+        action = by_path.get(path)
+        assert action is not None, f"{page} posts to {path}, which no action of the registry declares"
+        assert action.role is PAGE_ROLE[page], f"{page} posts to {path}, an action of the {action.role.value} role"
+
+
+def test_the_page_scan_finds_a_path_that_is_not_in_the_registry() -> None:
+    posted = _posted_paths('x = post("/v1/round/shuffle"); api("POST", "/v1/rounds", body);')
+    assert posted == {"/v1/round/shuffle", "/v1/rounds"}
+    assert "/v1/round/shuffle" not in {a.path for a in ACTIONS}
