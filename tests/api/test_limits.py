@@ -86,7 +86,9 @@ def test_a_stalled_request_is_cut_at_the_whole_request_bound(small: ApiServer) -
             assert data.startswith(b"HTTP/1.1 408"), data[:80]
             break
     assert cut is not None, "a request dribbled for 8 s was never cut"
-    assert SMALL.request_s - 0.3 <= cut <= SMALL.request_s + 1.0, cut
+    # At the whole-request bound (1.5 s), not before, and long before the 8 s the headers would take
+    # (a per-read bound never fires: a line comes every 0.2 s); the upper margin is for a loaded machine.
+    assert SMALL.request_s - 0.3 <= cut < 6.0, cut
 
 
 def test_a_body_dribbled_past_the_whole_request_bound_is_cut_with_408(small: ApiServer) -> None:
@@ -102,9 +104,12 @@ def test_a_body_dribbled_past_the_whole_request_bound_is_cut_with_408(small: Api
                 data = sock.recv(65536)
                 break
         cut = time.monotonic() - start
+        data += read_all(sock, 3.0)  # the head and the body of the answer may come in separate segments
     assert data.startswith(b"HTTP/1.1 408"), data[:80]
     assert b'"code":"request-timeout"' in data
-    assert cut <= SMALL.request_s + 1.0, cut
+    # Cut by the whole-request bound (1.5 s), long before the body would have ended (6.8 s): a per-read
+    # bound never fires here, since a byte comes every 0.2 s.
+    assert cut < 6.0, cut
 
 
 def test_an_idle_keep_alive_connection_is_closed_after_the_idle_bound(small: ApiServer) -> None:
