@@ -99,15 +99,7 @@ def shift_journal(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     path = tmp_path_factory.mktemp("shift") / "journal.sqlite"
     shift = Shift(path, seed=20261201)
     try:
-        shift.mississippi("NY", [{"seat": 1, "ante": 500}, {"seat": 3, "ante": 1000}, {"seat": 5, "ante": 2500}])
-        shift.mississippi("PA", [{"seat": 1, "ante": 1000, "side": {"progressive": 100, "three-card-bonus": 500}},
-                                 {"seat": 2, "ante": 500, "side": {"progressive": 100}}], pa=True)  # fmt: skip
-        shift.maintenance()
-        shift.restart()
-        shift.mississippi("NJ", [{"seat": 2, "ante": 500}, {"seat": 6, "ante": 500}])
-        shift.stud([1, 3, 4, 7])
-        shift.voided()
-        shift.unplugged()
+        shift.play()
         shift.fresh_deck()
         shift.shoe.inject_fault(FaultCode.TAMPER)
         _wait(lambda: any(e.kind == "fault" for e in _entries(path)))
