@@ -188,10 +188,11 @@ def _clear_fault(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
     assert isinstance(request, rq.ClearFault)
     code = _fault(request.fault)
     owner.supervisor.shoe().clear_fault(code)
-    alarm = owner.supervisor.acknowledge_alarm()  # and the shoe alarm that refuses rounds (docs/service.md)
+    alarm = owner.supervisor.alarm  # the shoe alarm that refuses rounds (docs/service.md): acknowledged too
     acknowledged = alarm and alarm["cause"]
     data = {"action": "clear-fault", "fault": code.name if code else "all", "acknowledged": acknowledged}
     owner.desk.append("technician", data, None)
+    owner.supervisor.acknowledge_alarm()  # only once the acknowledgement is in the journal
     return {"fault": code.name.lower() if code else "all", "acknowledged": acknowledged}
 
 

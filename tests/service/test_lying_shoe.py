@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -20,6 +21,7 @@ from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from drivers.emulator.mitm import ManInTheMiddle, MitmState, Rule, boot_id_says, card_reads_say, started_as, started_nak
 from protocols.codes import DispensePhase, NakCode
+from shoe.journal import Journal, JournalDataError
 from shoe.service import ServiceError, TableService
 from shoe.service.errors import ErrorKind
 from tests.service.conftest import FAST, OBS, D, T, Table, deck
@@ -154,6 +156,18 @@ def test_a_shoe_ahead_of_its_journal_is_an_alarm_until_a_technician_acknowledges
     with pytest.raises(ServiceError) as refused:
         second.submit("open-round", OPEN, D)
     assert refused.value.code == "shoe-alarm" and refused.value.kind == ErrorKind.CONFLICT
+    real_append = Journal.append
+
+    def refused(journal: Journal, kind: str, data: Any, **kw: Any) -> Any:
+        if kind == "technician":
+            raise JournalDataError("injected: the acknowledgement cannot be journaled")
+        return real_append(journal, kind, data, **kw)
+
+    with patch.object(Journal, "append", refused), pytest.raises(ServiceError):
+        second.submit("clear-fault", {}, T)
+    with pytest.raises(ServiceError) as still:  # an acknowledgement the journal never saw changes nothing
+        second.submit("open-round", OPEN, D)
+    assert still.value.code == "shoe-alarm"
     assert second.submit("clear-fault", {}, T)["acknowledged"] == "shoe-ahead-of-journal"
     second.submit("open-round", OPEN, D)
 
