@@ -46,6 +46,16 @@ def test_an_unreachable_socket_fails_the_run(tmp_path: Path) -> None:
     assert_failed_for_the_target(run, port)
 
 
+def test_a_shoe_that_does_not_answer_fails_the_run(tmp_path: Path) -> None:
+    with socket.socket() as silent:  # connections complete in the backlog; nothing ever replies
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = f"socket://127.0.0.1:{silent.getsockname()[1]}"
+        run = run_hil(tmp_path / "out", "--shoe", port)
+    assert_failed_for_the_target(run, port)
+    assert "no reply to IDENTIFY" in run.report["verdict"]["problem"] if run.report else False
+
+
 def test_only_the_features_the_bench_lacks_skip(tmp_path: Path) -> None:
     port = str(tmp_path / "cardshoe")
     bench = hardware_bench(tmp_path / "rig.toml", port, scan=True, deck_check=False)
