@@ -305,9 +305,12 @@ def hil_target(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFac
         hint = getattr(exc, "hint", "")
         report.unreachable(f"{exc}: {hint}" if hint else str(exc))
         pytest.fail(f"the target {port} was not reached: {report.target_problem}", pytrace=False)
-    except BaseException as exc:
+    except Exception as exc:  # a bug or a bad port URL: the traceback shows it, the report says the run failed
         target.close()
         report.unreachable(f"{type(exc).__name__}: {exc}")
+        raise
+    except BaseException:
+        target.close()
         raise
     report.identify(target.identity)
     yield target

@@ -252,7 +252,7 @@ class Report:
         else:
             problem = None
         return {"passed": problem is None, "target_reached": self.target_problem is None and bool(self.shoe),
-                "problem": problem}  # fmt: skip
+                "target_problem": self.target_problem, "problem": problem}  # fmt: skip
 
     def _outcome_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}

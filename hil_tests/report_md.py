@@ -47,7 +47,7 @@ def _verdict(d: Mapping[str, Any]) -> list[str]:
     if v["passed"]:
         return [f"**PASSED**: {counts}.", ""]
     lines = [f"**FAILED**: {_cell(v['problem'])}.", ""]
-    if not v["target_reached"]:
+    if v["target_problem"] is not None:
         lines += ["No figure below was measured on a shoe: the target was not reached, so every test that needs",
                   f"it failed ({counts}).", ""]  # fmt: skip
     return lines
@@ -95,7 +95,7 @@ def _results(d: Mapping[str, Any]) -> list[str]:
         f"| faults injected / survived | {d['faults']['injected']} / {d['faults']['survived']} | each fault a test "
         "made happen on purpose (below); survived: the test's checks after it passed |",
         f"| tests | {', '.join(f'{n} {k}' for k, n in sorted(d['tests']['counts'].items())) or 'none'} | "
-        "error: could not start (the shoe did not answer); skipped: reasons below |",
+        "error: the test could not start, its setup failed (Failed, below); skipped: the reasons below |",
         "",
     ]
 
@@ -150,7 +150,7 @@ def markdown(d: Mapping[str, Any]) -> str:
     if failed:
         unreached = "the target was not reached (above)"
         lines += ["", "## Failed", ""] + [
-            f"- `{n}` ({how}): {unreached if not d['verdict']['target_reached'] and how == 'error' else _cell(reason)}"
+            f"- `{n}` ({how}): {unreached if d['verdict']['target_problem'] and how == 'error' else _cell(reason)}"
             for n, how, reason in failed
         ]
     if skipped:

@@ -92,3 +92,10 @@ def test_a_whole_emulator_run_explains_its_counts_and_carries_the_sign_off(tmp_p
     assert signed == ("Ana Ruiz", "B. Okafor", "LAB-7", True)
     assert sign["shoe_serial"] == d["versions"]["shoe"]["serial"] == "EMU0001"
     assert "unsigned" not in run.markdown and "| witness | B. Okafor |" in run.markdown
+
+
+def test_a_blank_sign_off_field_is_a_usage_error(tmp_path: Path) -> None:
+    run = run_hil(tmp_path / "out", "--witness", "  ")
+    assert run.returncode == 4, run.output  # pytest's usage error, before any shoe is touched
+    assert "--witness" in run.output and "printable characters" in run.output
+    assert run.report is None
