@@ -102,9 +102,10 @@ def _results(d: Mapping[str, Any]) -> list[str]:
 
 def _latency(d: Mapping[str, Any]) -> list[str]:
     need = d["min_samples"]
+    thresholds = ", ".join(f"{k} from {n}" for k, n in need.items())
     lines = ["## Latency (ms)", "",
-             f"Percentiles are nearest-rank and shown only from enough samples ({', '.join(f'{k} from {n}' for k, n in need.items())}); "  # noqa: E501
-             "with fewer, n, min, median and max stand alone.", "",
+             f"Percentiles are nearest-rank and shown only from enough samples ({thresholds}); with fewer, n, min, "
+             "median and max stand alone (hil_tests/README.md, Percentiles).", "",
              "| kind | n | min | median | max | " + " | ".join(need) + " | what is counted |",
              "|---|---|---|---|---|" + "---|" * len(need) + "---|"]  # fmt: skip
     for kind, v in d["latency_ms"].items():
