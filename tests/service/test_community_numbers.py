@@ -10,7 +10,7 @@ import pytest
 
 from shoe.service import ServiceError
 
-from .conftest import D, OBS
+from .conftest import OBS, D
 
 
 def _to_reveals(table_factory: Any) -> Any:
