@@ -9,6 +9,7 @@ fraction of those counts; :attr:`Par.ev` is checked against the backward inducti
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,6 +18,7 @@ from math import comb, sqrt
 
 import numpy as np
 
+from shoe.math.combos import IntArray
 from shoe.math.hands import LINES, line_odds
 from shoe.math.induction import Deck, Solution, Ties, prepare, solve
 from shoe.rules.paytables import BasePaytable
@@ -62,6 +64,8 @@ class Par:
     deals: int
     outcomes: tuple[Outcome, ...]
     solution: Solution
+    reach4: IntArray  # (C(n,3), 3): deals reaching each 3-set with W = 2..4 on 4th street
+    reach5: IntArray  # (C(n,4), 5): deals reaching each 4-set with W = 3..7 on 5th street
 
     def probability(self, outcome: Outcome) -> Fraction:
         return Fraction(outcome.count, self.deals)
@@ -101,7 +105,7 @@ class Par:
         return Fraction(sum(o.count for o in self.outcomes if o.odds is not None and o.odds > 0), self.deals)
 
 
-def _forward(sol: Solution) -> tuple[list[Outcome], int]:
+def _forward(sol: Solution) -> tuple[list[Outcome], int, IntArray, IntArray]:
     deck = sol.deck
     n = len(deck.cards)
     r2, r3, r4 = n - 2, n - 3, n - 4
@@ -141,7 +145,7 @@ def _forward(sol: Solution) -> tuple[list[Outcome], int]:
                     by_line[li][w + b] = by_line[li].get(w + b, 0) + int(c)
     outcomes = [Outcome(name, sol.odds[i], tuple(sorted(by_line[i].items()))) for i, name in enumerate(LINES)]
     outcomes += [Outcome(f"fold-{s}", None, tuple(sorted(folds[i].items()))) for i, s in enumerate(STREETS)]
-    return outcomes, deals
+    return outcomes, deals, mass4, mass5
 
 
 @lru_cache(maxsize=4)
@@ -155,8 +159,8 @@ def analyse(
 ) -> Par:
     """The PAR figures of per-line ``odds`` (cached in memory by odds, tie rule and deck)."""
     sol = solve(_deck(cards), odds, ties)
-    outcomes, deals = _forward(sol)
-    par = Par(name, sol.odds, ties, deals, tuple(outcomes), sol)
+    outcomes, deals, mass4, mass5 = _forward(sol)
+    par = Par(name, sol.odds, ties, deals, tuple(outcomes), sol, mass4, mass5)
     n = len(cards)
     backward = Fraction(int(sol.value3.sum()), comb(n, 2) * (n - 2) * (n - 3) * (n - 4))
     if par.ev != backward or sum(o.count for o in outcomes) != deals:  # pragma: no cover - a bug guard
@@ -173,4 +177,4 @@ def paytable_key(paytable: BasePaytable) -> str:
 def par_sheet(paytable: BasePaytable, ties: Ties = Ties.PREFER_BET) -> Par:
     """The PAR sheet of a base paytable (NY 5324.38(f)(1)) on the 52-card deck."""
     par = analyse(line_odds(paytable), ties)
-    return Par(paytable.name, par.odds, par.ties, par.deals, par.outcomes, par.solution)
+    return dataclasses.replace(par, name=paytable.name)
