@@ -8,6 +8,6 @@ strategy into tables a person can read.  Seven-card stud is a pot game with no h
 """
 
 from shoe.math.induction import ACTIONS, Ties
-from shoe.math.par import Outcome, Par, analyse, par_sheet, paytable_key
+from shoe.math.par import Outcome, Par, analyse, par_sheet, paytable_key, tree_of
 
-__all__ = ["ACTIONS", "Outcome", "Par", "Ties", "analyse", "par_sheet", "paytable_key"]
+__all__ = ["ACTIONS", "Outcome", "Par", "Ties", "analyse", "par_sheet", "paytable_key", "tree_of"]

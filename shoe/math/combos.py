@@ -11,13 +11,15 @@ sends probability the other way along the same arrays.
 from __future__ import annotations
 
 from math import comb
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = ["IntArray", "binomials", "drop_one", "subsets"]
 
-IntArray = npt.NDArray[np.int64]
+IntArray = npt.NDArray[np.signedinteger[Any]]
+"""Card positions and set indices are int32 (they are many: 2,598,960 five-card sets); values int64."""
 
 
 def binomials(n: int, k: int) -> IntArray:
@@ -28,14 +30,14 @@ def binomials(n: int, k: int) -> IntArray:
 def subsets(n: int, k: int) -> IntArray:
     """All k-subsets of ``range(n)`` as rows of ascending positions, in colex order (shape C(n,k) x k)."""
     if k == 0:
-        return np.zeros((1, 0), dtype=np.int64)
+        return np.zeros((1, 0), dtype=np.int32)
     if k > n:
-        return np.zeros((0, k), dtype=np.int64)
+        return np.zeros((0, k), dtype=np.int32)
     blocks = []
     smaller = subsets(n, k - 1)  # colex: all sets with top position p come after all with top < p
     for top in range(k - 1, n):
         count = comb(top, k - 1)  # the (k-1)-sets below ``top`` are the first C(top, k-1) rows
-        block = np.empty((count, k), dtype=np.int64)
+        block = np.empty((count, k), dtype=np.int32)
         block[:, : k - 1] = smaller[:count]
         block[:, k - 1] = top
         blocks.append(block)
@@ -44,14 +46,24 @@ def subsets(n: int, k: int) -> IntArray:
 
 def drop_one(sets: IntArray, n: int) -> IntArray:
     """For each row (a k-set of positions, ascending), the colex indices of its k (k-1)-subsets:
-    column j is the set without its j-th position (shape rows x k)."""
+    column j is the set without its j-th position (shape rows x k).
+
+    Without position j the positions before it keep their place and those after it move down one:
+    ``sum(C(p_i, i + 1) for i < j) + sum(C(p_i, i) for i > j)``, two running sums."""
     rows, k = sets.shape
-    b = binomials(n, k)
-    out = np.empty((rows, k), dtype=np.int64)
+    b = binomials(n, k).astype(np.int32)
+    before = np.zeros(rows, dtype=np.int32)
+    columns = [np.ascontiguousarray(sets[:, i]) for i in range(k)]
+    kept = [b[:, i + 1][columns[i]] for i in range(k)]  # C(p_i, i + 1): in place
+    moved = [b[:, i][columns[i]] for i in range(k)]  # C(p_i, i): one place down
+    after = np.zeros(rows, dtype=np.int32)
+    tails = [after]
+    for i in range(k - 1, 0, -1):
+        after = after + moved[i]
+        tails.append(after)
+    tails.reverse()  # tails[j] = sum over i > j of moved[i]
+    out = np.empty((rows, k), dtype=np.int32)
     for j in range(k):
-        kept = np.delete(sets, j, axis=1)
-        index = np.zeros(rows, dtype=np.int64)
-        for i in range(k - 1):
-            index += b[kept[:, i], i + 1]
-        out[:, j] = index
+        out[:, j] = before + tails[j]
+        before = before + kept[j]
     return out

@@ -19,7 +19,7 @@ import numpy as np
 from shoe.cards import Card
 from shoe.hands import RANK_COUNT, hand_value
 from shoe.hands import tables as _t
-from shoe.math.combos import IntArray, subsets
+from shoe.math.combos import IntArray
 from shoe.rules.paytables import BaseHand, BasePaytable, classify_base
 
 __all__ = ["HIGH_CARD", "LINES", "LOW_PAIR", "line_odds", "line_of_hands", "rank_hands"]
@@ -54,9 +54,8 @@ def _line_of(rank: int, five: Sequence[int]) -> int:
     return LINES.index(HIGH_CARD)
 
 
-def line_of_hands(deck: Sequence[int]) -> IntArray:
-    """The line (index into :data:`LINES`) of every 5-card set of ``deck``, in colex order."""
-    hands = subsets(len(deck), 5)
+def line_of_hands(deck: Sequence[int], hands: IntArray) -> IntArray:
+    """The line (index into :data:`LINES`) of each hand (rows of 5 positions into ``deck``)."""
     ranks = rank_hands(deck, hands)
     present, first = np.unique(ranks, return_index=True)
     table = np.zeros(RANK_COUNT + 1, dtype=np.int64)

@@ -14,16 +14,18 @@ import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, sqrt
+from math import sqrt
 
 import numpy as np
 
 from shoe.math.combos import IntArray
 from shoe.math.hands import LINES, line_odds
-from shoe.math.induction import Deck, Solution, Ties, prepare, solve
+from shoe.math.induction import Solution, Ties, solve
+from shoe.math.suits import by_classes
+from shoe.math.tree import Edges, Tree, by_sets
 from shoe.rules.paytables import BasePaytable
 
-__all__ = ["FULL_DECK", "Outcome", "Par", "analyse", "par_sheet", "paytable_key"]
+__all__ = ["FULL_DECK", "Outcome", "Par", "analyse", "par_sheet", "paytable_key", "tree_of"]
 
 FULL_DECK: tuple[int, ...] = tuple(range(52))
 STREETS = ("3rd", "4th", "5th")
@@ -64,8 +66,8 @@ class Par:
     deals: int
     outcomes: tuple[Outcome, ...]
     solution: Solution
-    reach4: IntArray  # (C(n,3), 3): deals reaching each 3-set with W = 2..4 on 4th street
-    reach5: IntArray  # (C(n,4), 5): deals reaching each 4-set with W = 3..7 on 5th street
+    reach4: IntArray  # (4th-street nodes, 3): deals reaching each node with W = 2..4
+    reach5: IntArray  # (5th-street nodes, 5): deals reaching each node with W = 3..7
 
     def probability(self, outcome: Outcome) -> Fraction:
         return Fraction(outcome.count, self.deals)
@@ -105,32 +107,33 @@ class Par:
         return Fraction(sum(o.count for o in self.outcomes if o.odds is not None and o.odds > 0), self.deals)
 
 
+def _spread(edges: Edges, mass: IntArray, per: int, size: int) -> IntArray:
+    """Per child node: the sum over its edges of ``mass[parent] * mult / per`` (exact, int64)."""
+    w = mass[edges.parent].astype(np.float64) * edges.mult.astype(np.float64) / per
+    return np.rint(np.bincount(edges.child, weights=w, minlength=size)).astype(np.int64)
+
+
 def _forward(sol: Solution) -> tuple[list[Outcome], int, IntArray, IntArray]:
-    deck = sol.deck
-    n = len(deck.cards)
-    r2, r3, r4 = n - 2, n - 3, n - 4
-    deals = len(deck.sets2) * r2 * r3 * r4
+    tree = sol.tree
+    r2, r3, r4 = tree.unseen
+    _, m3, m4 = tree.nodes
+    mass3 = tree.size2 * (r2 * r3 * r4)
+    deals = int(mass3.sum())
     folds: list[dict[int, int]] = [{}, {}, {}]
-    n_fold3 = int((sol.act3 == 0).sum())
-    if n_fold3:
-        folds[0][1] = n_fold3 * r2 * r3 * r4
-    # 4th street: each 3-set is reached from its three 2-sets (which two cards were the hole cards).
-    via = sol.act3[deck.down3]  # (n3, 3) the 3rd-street bet of each way in
-    n3 = len(deck.sets3)
-    index = (np.arange(n3)[:, None] * 3 + np.maximum(via, 1) - 1)[via > 0]
-    mass4 = np.bincount(index, minlength=n3 * 3).reshape(n3, 3).astype(np.int64) * (r3 * r4)
+    folded = int(mass3[sol.act3 == 0].sum())
+    if folded:
+        folds[0][1] = folded
+    # 4th street: W = 1 + the 3rd-street bet.
+    mass4 = np.stack([_spread(tree.edges3, np.where(sol.act3 == b, mass3, 0), r2, m3) for b in (1, 2, 3)], axis=1)
     for wi in range(3):
         folded = int(mass4[:, wi][sol.act4[:, wi] == 0].sum())
         if folded:
             folds[1][wi + 2] = folded
-    # 5th street: each 4-set from its four 3-sets; W5 = W4 + bet, index W5 - 3.
-    n4 = len(deck.sets4)
-    mass5 = np.zeros((n4, 5), dtype=np.int64)
+    # 5th street: W5 = W4 + the 4th-street bet, column W5 - 3.
+    mass5 = np.zeros((m4, 5), dtype=np.int64)
     for wi in range(3):
-        came = mass4[deck.down4, wi] // r3  # (n4, 4)
-        bet = sol.act4[deck.down4, wi]
         for b in (1, 2, 3):
-            mass5[:, wi + b - 1] += np.where(bet == b, came, 0).sum(axis=1)
+            mass5[:, wi + b - 1] += _spread(tree.edges4, np.where(sol.act4[:, wi] == b, mass4[:, wi], 0), r3, m4)
     by_line: list[dict[int, int]] = [{} for _ in LINES]
     for k in range(5):
         w = k + 3
@@ -139,7 +142,7 @@ def _forward(sol: Solution) -> tuple[list[Outcome], int, IntArray, IntArray]:
             folds[2][w] = folded
         per = mass5[:, k] // r4
         for b in (1, 2, 3):
-            counts = np.where(sol.act5[:, k] == b, per, 0) @ deck.count4
+            counts = np.where(sol.act5[:, k] == b, per, 0) @ tree.count4
             for li, c in enumerate(counts.tolist()):
                 if c:
                     by_line[li][w + b] = by_line[li].get(w + b, 0) + int(c)
@@ -149,23 +152,26 @@ def _forward(sol: Solution) -> tuple[list[Outcome], int, IntArray, IntArray]:
 
 
 @lru_cache(maxsize=4)
-def _deck(cards: tuple[int, ...]) -> Deck:
-    return prepare(cards)
+def tree_of(cards: tuple[int, ...] = FULL_DECK, plain: bool = False) -> Tree:
+    """The deck's game tree, built once per process: by suit classes, or ``plain`` by card sets."""
+    return by_sets(cards) if plain else by_classes(cards)
+
+
+def _analyse(tree: Tree, odds: tuple[int, ...], ties: Ties, name: str) -> Par:
+    sol = solve(tree, odds, ties)
+    outcomes, deals, mass4, mass5 = _forward(sol)
+    par = Par(name, sol.odds, ties, deals, tuple(outcomes), sol, mass4, mass5)
+    if par.ev != sol.value or sum(o.count for o in outcomes) != deals:  # pragma: no cover - a bug guard
+        raise AssertionError(f"forward pass disagrees with the induction: {par.ev} != {sol.value}")
+    return par
 
 
 @lru_cache(maxsize=32)
 def analyse(
-    odds: tuple[int, ...], ties: Ties = Ties.PREFER_BET, cards: tuple[int, ...] = FULL_DECK, name: str = ""
+    odds: tuple[int, ...], ties: Ties = Ties.PREFER_BET, cards: tuple[int, ...] = FULL_DECK, plain: bool = False
 ) -> Par:
-    """The PAR figures of per-line ``odds`` (cached in memory by odds, tie rule and deck)."""
-    sol = solve(_deck(cards), odds, ties)
-    outcomes, deals, mass4, mass5 = _forward(sol)
-    par = Par(name, sol.odds, ties, deals, tuple(outcomes), sol, mass4, mass5)
-    n = len(cards)
-    backward = Fraction(int(sol.value3.sum()), comb(n, 2) * (n - 2) * (n - 3) * (n - 4))
-    if par.ev != backward or sum(o.count for o in outcomes) != deals:  # pragma: no cover - a bug guard
-        raise AssertionError(f"forward pass disagrees with the induction: {par.ev} != {backward}")
-    return par
+    """The PAR figures of per-line ``odds`` (cached in memory by odds, tie rule, deck and tree kind)."""
+    return _analyse(tree_of(cards, plain), odds, ties, "")
 
 
 def paytable_key(paytable: BasePaytable) -> str:

@@ -7,6 +7,7 @@ import pytest
 from shoe.cards import parse_cards
 from shoe.math import Ties, analyse
 from shoe.math.hands import LINES, line_odds
+from shoe.math.suits import suit_group
 from shoe.rules.paytables import MISSISSIPPI_MINIMUM, BasePaytable
 from tests.math.brute import Brute
 
@@ -47,3 +48,23 @@ def test_the_plain_recursion_sees_every_kind_of_ending() -> None:
     assert {"fold-3rd", "fold-4th", "fold-5th", "pair-2s-to-5s", "pair-6s-to-10s", "high-card"} <= ends.keys()
     assert {"straight", "straight-flush", "two-pair", "pair-jacks-or-better"} <= ends.keys()
     assert set(ends) <= {*LINES, "fold-3rd", "fold-4th", "fold-5th"}
+
+
+def test_the_suit_class_tree_agrees_with_the_tree_of_every_card_set() -> None:
+    """Full deck: the same EV, the same count for every ending and total wager (the plain tree
+    ranks all 2,598,960 hands; the class tree 788,736, one completion of each 4-card class)."""
+    odds = line_odds(MISSISSIPPI_MINIMUM)
+    for ties in Ties:
+        classes, plain = analyse(odds, ties), analyse(odds, ties, plain=True)
+        assert classes.solution.tree.nodes == (169, 1755, 16432)
+        assert plain.solution.tree.nodes == (1326, 22100, 270725)
+        assert classes.outcomes == plain.outcomes
+        assert classes.ev == plain.ev
+
+
+@pytest.mark.parametrize(("codes", "renamings"), [(MIXED, 1), (TRIPS, 6), ("2c 2d 3c 3d 9c 9d Ac Ad", 2)])
+def test_a_small_deck_keeps_only_the_suit_renamings_it_has(codes: str, renamings: int) -> None:
+    deck = tuple(c.index for c in parse_cards(codes))
+    assert len(suit_group(deck)) == renamings
+    odds = line_odds(MISSISSIPPI_MINIMUM)
+    assert analyse(odds, Ties.PREFER_BET, deck).outcomes == analyse(odds, Ties.PREFER_BET, deck, plain=True).outcomes
