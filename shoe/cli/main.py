@@ -13,11 +13,11 @@ from collections.abc import Sequence
 
 from drivers.errors import ShoeError
 from shoe import logsetup
-from shoe.cli import deck, devices, doctor, emulate, journal, play, shoe_commands
+from shoe.cli import deck, devices, doctor, emulate, journal, math, play, shoe_commands
 from shoe.cli.exit_codes import EPILOG, Exit, exit_code_for
 from shoe.cli.output import error_message
 
-COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor]
+COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor, math]
 
 
 def build_parser() -> argparse.ArgumentParser:
