@@ -21,12 +21,13 @@ from typing import Any
 
 from shoe.cli.exit_codes import Exit
 from shoe.cli.output import error_message
-from shoe.math import Ties, par_sheet
-from shoe.math.report import par_data, strategy_data
+from shoe.math import Par, Ties, par_sheet, side
+from shoe.math.leaks import leak_values
+from shoe.math.report import leaks_data, par_data, side_data, strategy_data
 from shoe.math.stud import DEFAULT_ROUNDS, showdown_table
 from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi import TableConfig, resolve_table
-from shoe.rules.paytables import BasePaytable
+from shoe.rules.paytables import PROGRESSIVE_TABLES, THREE_CARD_BONUS_EXAMPLE, BasePaytable
 from shoe.rules.profile_data import profile_from_data
 from shoe.rules.profiles import MississippiProfile, get_profile
 
@@ -55,6 +56,8 @@ examples:
   shoectl math --paytable better.toml           a better NY table, checked against the NY floor
   shoectl math --strategy --street 3rd          what to do with two cards
   shoectl math --format md > par.md             Markdown; csv and json for spreadsheets and scripts
+  shoectl math --side all --meter meter=25000000   PA side wagers: Three Card Bonus, Progressive A-D, Envy
+  shoectl math --leaks community                what seeing a community card early is worth
   shoectl math --game seven-card-stud --players 6 --rounds 50000 --seed 7
 
 --paytable FILE (TOML or JSON): the lines and odds to 1, e.g.
@@ -223,6 +226,45 @@ def _csv(head: list[str], rows: list[list[Any]]) -> str:
     return buf.getvalue()
 
 
+def _meters(items: list[str] | None) -> dict[str, int]:
+    out = {}
+    for item in items or []:
+        name, _, value = item.partition("=")
+        if name not in {"meter", "mega", "major", "minor"} or not value.isdigit():
+            hint = (
+                "--meter NAME=CENTS with NAME meter (table A) or mega, major, minor (B-D), e.g. --meter meter=25000000"
+            )
+            raise Refused(f"bad --meter {item!r}", hint, Exit.USAGE)
+        out[name] = int(value)
+    return out
+
+
+def _extras(args: argparse.Namespace, par: Par) -> list[dict[str, Any]]:
+    """The --side and --leaks tables (PA side wagers; what a leaked card is worth)."""
+    tables: list[dict[str, Any]] = []
+    wanted = set(args.side or [])
+    if "all" in wanted:
+        wanted = {"three-card", "progressive", "envy"}
+    if wanted:
+        sheets = [side.three_card_bonus(THREE_CARD_BONUS_EXAMPLE)] if "three-card" in wanted else []
+        if "progressive" in wanted:
+            sheets += [side.progressive(PROGRESSIVE_TABLES[k], par) for k in args.progressive_table or "ABCD"]
+        envy = side.envy_per_player(par) if "envy" in wanted else None
+        tables += side_data(sheets, envy, stake=args.stake, meters=_meters(args.meter))["tables"]
+    if args.leaks:
+        found = leak_values(par.odds, par.ties, hole_card=args.leaks == "all")
+        tables += leaks_data(found, par.ev)["tables"]
+    return tables
+
+
+def _tables_text(tables: list[dict[str, Any]], md: bool) -> str:
+    out = []
+    for t in tables:
+        out += ["", ("## " if md else "") + t["title"], "", _grid(t["head"], t["rows"], md)]
+        out += [f"note: {n}" for n in t["notes"]]
+    return "\n".join(out)
+
+
 def _mississippi(args: argparse.Namespace, fmt: str) -> str:
     profile, table = _table(args)
     started = time.perf_counter()
@@ -233,12 +275,17 @@ def _mississippi(args: argparse.Namespace, fmt: str) -> str:
     d["seconds"] = round(time.perf_counter() - started, 3)
     streets = {"3rd", "4th", "5th"} if args.street == "all" else {args.street}
     s = strategy_data(par) if args.strategy else None
+    extras = _extras(args, par)
     if fmt == "json":
+        if extras:
+            d["extras"] = extras
         if s is not None:
             s["streets"] = [t for t in s["streets"] if t["street"] in streets]
             d["strategy"] = s
         return json.dumps(d)
     if fmt == "csv":
+        if extras:
+            return "\n".join(_csv(["table", *t["head"]], [[t["title"], *r] for r in t["rows"]]) for t in extras)
         if s is None:
             rows = [[o["outcome"], o["pays"], o["deals"], o["probability"], o["contribution"]] for o in d["outcomes"]]
             return _csv(OUTCOME_HEAD, rows)
@@ -252,7 +299,7 @@ def _mississippi(args: argparse.Namespace, fmt: str) -> str:
         ]
         return _csv(["street", "cards", "wagered", "action"], rows)
     md = fmt == "md"
-    text = par_text(d, md)
+    text = par_text(d, md) + (_tables_text(extras, md) if extras else "")
     return text + ("\n" + strategy_text(s, streets, md) if s is not None else "")
 
 
@@ -311,6 +358,22 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--format", choices=["text", "json", "csv", "md"], default="text", help="output form (default text)")
     p.add_argument("--strategy", action="store_true", help="also print the optimal strategy, street by street")
     p.add_argument("--street", choices=["3rd", "4th", "5th", "all"], default="all", help="with --strategy: one street")
+    p.add_argument(
+        "--side",
+        action="append",
+        choices=["three-card", "progressive", "envy", "all"],
+        help="PA side wagers too (repeatable): Three Card Bonus, Progressive tables A-D, Envy Bonus",
+    )
+    p.add_argument(
+        "--progressive-table", choices=list("ABCD"), action="append", help="with --side progressive: one table"
+    )
+    p.add_argument("--meter", action="append", metavar="NAME=CENTS", help="a progressive meter reading (repeatable)")
+    p.add_argument("--stake", type=int, default=100, help="the progressive wager in cents (default 100)")
+    p.add_argument(
+        "--leaks",
+        choices=["community", "all"],
+        help="what a leaked card is worth (community cards; all: also another seat's hole card, ~20 s)",
+    )
     p.add_argument("--players", type=_players, help="seven-card stud: one table size 2-8 (default all)")
     p.add_argument(
         "--rounds",

@@ -26,7 +26,7 @@ import numpy as np
 from shoe.math.combos import IntArray
 from shoe.math.tree import Edges, Tree
 
-__all__ = ["ACTIONS", "Solution", "Ties", "edge_sum", "solve"]
+__all__ = ["ACTIONS", "Solution", "Ties", "edge_sum", "fifth_street", "fourth_street", "solve", "third_street"]
 
 ACTIONS = ("fold", "1x", "2x", "3x")
 """Action codes 0..3: fold, or bet that many times the ante (NY 5324.38(e)(1),(3),(5))."""
@@ -61,6 +61,7 @@ class Solution:
     act4: IntArray
     act5: IntArray
     value3: IntArray
+    value4: IntArray  # (4th-street nodes, 3), units 1 / (r3 * r4)
 
     @property
     def value(self) -> Fraction:
@@ -79,30 +80,44 @@ def _choose(values: IntArray, ties: Ties) -> tuple[IntArray, IntArray]:
     return act, values.max(axis=-1)
 
 
-def solve(tree: Tree, odds: Sequence[int], ties: Ties = Ties.PREFER_BET) -> Solution:
-    """Optimal strategy for a paytable given as per-line odds (:func:`shoe.math.hands.line_odds`)."""
-    r2, r3, r4 = tree.unseen
-    m2, m3, _ = tree.nodes
-    pay = np.asarray(odds, dtype=np.int64)
-    expect4 = tree.count4 @ pay  # sum over the r4 final cards of the odds, per 5th-street node
-    bets = np.arange(4, dtype=np.int64)
-    # 5th street, W = 3..7 (NY 5324.38(e)(5)): fold -W, bet b: (W + b) * E, both times r4.
+def fifth_street(tree: Tree, odds: Sequence[int], ties: Ties) -> tuple[IntArray, IntArray]:
+    """5th street, W = 3..7 (NY 5324.38(e)(5)): fold -W, bet b: (W + b) * E, both times r4."""
+    r4 = tree.unseen[2]
+    expect4 = tree.count4 @ np.asarray(odds, dtype=np.int64)  # sum over the r4 final cards of the odds
     w5 = np.arange(3, 8, dtype=np.int64)
-    vals5 = (w5[None, :, None] + bets[None, None, :]) * expect4[:, None, None]
+    vals5 = (w5[None, :, None] + np.arange(4, dtype=np.int64)[None, None, :]) * expect4[:, None, None]
     vals5[:, :, 0] = -w5[None, :] * r4
-    act5, value5 = _choose(vals5, ties)
-    # 4th street, W = 2..4 (NY 5324.38(e)(3)): a bet's value is the sum over the r3 next cards.
+    return _choose(vals5, ties)
+
+
+def fourth_street(tree: Tree, value5: IntArray, ties: Ties) -> tuple[IntArray, IntArray]:
+    """4th street, W = 2..4 (NY 5324.38(e)(3)): a bet's value is the sum over the r3 next cards of
+    the 5th-street ``value5`` (units r4) at the new total; folding loses W."""
+    _, r3, r4 = tree.unseen
+    m3 = tree.nodes[1]
     ahead4 = np.stack([edge_sum(tree.edges4, value5[:, k], m3) for k in range(5)], axis=1)
     vals4 = np.empty((m3, 3, 4), dtype=np.int64)
     for wi, w in enumerate((2, 3, 4)):
         vals4[:, wi, 0] = -w * r4 * r3
         for b in (1, 2, 3):
             vals4[:, wi, b] = ahead4[:, w + b - 3]
-    act4, value4 = _choose(vals4, ties)
-    # 3rd street, W = 1 (NY 5324.38(e)(1)).
+    return _choose(vals4, ties)
+
+
+def third_street(tree: Tree, value4: IntArray, ties: Ties) -> tuple[IntArray, IntArray]:
+    """3rd street, W = 1 (NY 5324.38(e)(1)), over the 4th-street ``value4`` (units r3 * r4)."""
+    r2, r3, r4 = tree.unseen
+    m2 = tree.nodes[0]
     ahead3 = np.stack([edge_sum(tree.edges3, value4[:, k], m2) for k in range(3)], axis=1)
     vals3 = np.empty((m2, 4), dtype=np.int64)
     vals3[:, 0] = -r4 * r3 * r2
     vals3[:, 1:] = ahead3
-    act3, value3 = _choose(vals3, ties)
-    return Solution(tree, tuple(int(x) for x in odds), ties, act3, act4, act5, value3)
+    return _choose(vals3, ties)
+
+
+def solve(tree: Tree, odds: Sequence[int], ties: Ties = Ties.PREFER_BET) -> Solution:
+    """Optimal strategy for a paytable given as per-line odds (:func:`shoe.math.hands.line_odds`)."""
+    act5, value5 = fifth_street(tree, odds, ties)
+    act4, value4 = fourth_street(tree, value5, ties)
+    act3, value3 = third_street(tree, value4, ties)
+    return Solution(tree, tuple(int(x) for x in odds), ties, act3, act4, act5, value3, value4)
