@@ -56,7 +56,8 @@ examples:
   shoectl math --paytable better.toml           a better NY table, checked against the NY floor
   shoectl math --strategy --street 3rd          what to do with two cards
   shoectl math --format md > par.md             Markdown; csv and json for spreadsheets and scripts
-  shoectl math --side all --meter meter=25000000   PA side wagers: Three Card Bonus, Progressive A-D, Envy
+  shoectl math --jurisdiction PA --side all --meter meter=25000000   PA side wagers: Three Card Bonus,
+                                                Progressive A-D, Envy
   shoectl math --leaks community                what seeing a community card early is worth
   shoectl math --game seven-card-stud --players 6 --rounds 50000 --seed 7
 
@@ -239,10 +240,13 @@ def _meters(items: list[str] | None) -> dict[str, int]:
     return out
 
 
-def _extras(args: argparse.Namespace, par: Par) -> list[dict[str, Any]]:
+def _extras(args: argparse.Namespace, par: Par, profile: MississippiProfile) -> list[dict[str, Any]]:
     """The --side and --leaks tables (PA side wagers; what a leaked card is worth)."""
     tables: list[dict[str, Any]] = []
     wanted = set(args.side or [])
+    if wanted and not profile.side_bets:
+        hint = "give --jurisdiction PA (PA 655a.11(i)(4), 655a.12)"
+        raise Refused(f"{profile.jurisdiction} tables offer no side wagers", hint, Exit.USAGE)
     if "all" in wanted:
         wanted = {"three-card", "progressive", "envy"}
     if wanted:
@@ -275,7 +279,7 @@ def _mississippi(args: argparse.Namespace, fmt: str) -> str:
     d["seconds"] = round(time.perf_counter() - started, 3)
     streets = {"3rd", "4th", "5th"} if args.street == "all" else {args.street}
     s = strategy_data(par) if args.strategy else None
-    extras = _extras(args, par)
+    extras = _extras(args, par, profile)
     if fmt == "json":
         if extras:
             d["extras"] = extras

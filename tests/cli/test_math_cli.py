@@ -128,12 +128,13 @@ def test_help_teaches_the_figures_and_the_file_form() -> None:
 
 
 def test_side_wagers_and_leaks_are_printed_with_the_sheet(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(
-        capsys, "--side", "three-card", "--side", "progressive", "--progressive-table", "A", "--leaks", "community"
-    )
+    argv = ("--side", "three-card", "--side", "progressive", "--progressive-table", "A", "--leaks", "community")
+    code, _, err = run(capsys, *argv)
+    assert code == Exit.USAGE and "NY tables offer no side wagers" in err and "--jurisdiction PA" in err
+    code, out, _ = run(capsys, "--jurisdiction", "PA", *argv)
     assert code == 0
     assert "three-card-bonus (three-card-bonus-example): return 92.9050%, house edge 7.0950%" in out
     assert "break-even (rtp 100%) at $253,235.44 for a $1.00 wager" in out
     assert "first-community-early" in out and "+0.597808" in out
-    code, _, err = run(capsys, "--side", "progressive", "--meter", "jackpot=5")
+    code, _, err = run(capsys, "--jurisdiction", "PA", "--side", "progressive", "--meter", "jackpot=5")
     assert code == Exit.USAGE and "bad --meter 'jackpot=5'" in err
