@@ -48,7 +48,7 @@ def edge_sum(edges: Edges, weights: IntArray, size: int) -> IntArray:
     return np.rint(total).astype(np.int64)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds numpy arrays: compared by identity
 class Solution:
     """Optimal play and its exact value.  ``act3[node]``, ``act4[node, W-2]``, ``act5[node, W-3]``
     are action codes (:data:`ACTIONS`) for the total W already wagered; ``value3`` is in units of

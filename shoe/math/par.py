@@ -56,7 +56,7 @@ class Outcome:
         return sum((per * w) ** 2 * c for w, c in self.by_wager)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds numpy arrays: compared by identity
 class Par:
     """Exact figures per ante under optimal play with the stated tie rule."""
 

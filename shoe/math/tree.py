@@ -39,14 +39,14 @@ def canonical(sets: IntArray, group: IntArray, n: int) -> IntArray:
     return best
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds numpy arrays: compared by identity
 class Edges:
     parent: IntArray
     child: IntArray
     mult: IntArray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds numpy arrays: compared by identity
 class Tree:
     cards: tuple[int, ...]
     size2: IntArray  # per 3rd-street node: the 2-card sets it stands for

@@ -8,6 +8,7 @@ between a fold and a bet broken towards the bet (prefer-bet); prefer-fold bets l
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
@@ -64,3 +65,9 @@ def test_the_cache_key_is_what_the_table_pays_not_its_name() -> None:
     assert paytable_key(renamed) == paytable_key(MISSISSIPPI_MINIMUM)
     assert paytable_key(FIVE_TO_ONE) != paytable_key(MISSISSIPPI_MINIMUM)
     assert par_sheet(renamed).name == "other-name"
+
+
+def test_a_sheet_holding_arrays_compares_by_identity_not_elementwise() -> None:
+    par = par_sheet(MISSISSIPPI_MINIMUM)
+    copy = dataclasses.replace(par, reach4=par.reach4.copy())
+    assert copy != par  # compared elementwise, this raised "truth value of an array is ambiguous"
