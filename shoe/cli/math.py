@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from shoe.cli.exit_codes import Exit
+from shoe.cli.math_cache import cached
 from shoe.cli.output import error_message
-from shoe.math import Par, Ties, par_sheet, side
+from shoe.math import Par, Ties, par_sheet, paytable_key, side
 from shoe.math.leaks import leak_values
 from shoe.math.report import leaks_data, par_data, side_data, strategy_data
 from shoe.math.stud import DEFAULT_ROUNDS, showdown_table
@@ -272,14 +273,17 @@ def _tables_text(tables: list[dict[str, Any]], md: bool) -> str:
 def _mississippi(args: argparse.Namespace, fmt: str) -> str:
     profile, table = _table(args)
     started = time.perf_counter()
-    par = par_sheet(table, Ties(args.ties))
-    d = par_data(
-        par, table, jurisdiction=profile.jurisdiction, regulation=profile.regulation, rule=profile.rules.paytable
-    )
+    where = {"jurisdiction": profile.jurisdiction, "regulation": profile.regulation, "rule": profile.rules.paytable}
+    par = par_sheet(table, Ties(args.ties)) if args.strategy or args.side or args.leaks or args.no_cache else None
+    if par is None:  # the sheet alone: from the disk cache when this program computed it before
+        parts = {**where, "name": table.name, "pays": paytable_key(table), "ties": args.ties}
+        d = cached(parts, lambda: par_data(par_sheet(table, Ties(args.ties)), table, **where))
+    else:
+        d = par_data(par, table, **where)
     d["seconds"] = round(time.perf_counter() - started, 3)
     streets = {"3rd", "4th", "5th"} if args.street == "all" else {args.street}
-    s = strategy_data(par) if args.strategy else None
-    extras = _extras(args, par, profile)
+    s = strategy_data(par) if par is not None and args.strategy else None
+    extras = _extras(args, par, profile) if par is not None else []
     if fmt == "json":
         if extras:
             d["extras"] = extras
@@ -378,6 +382,7 @@ def add_parsers(sub: Any) -> None:
         choices=["community", "all"],
         help="what a leaked card is worth (community cards; all: also another seat's hole card, ~20 s)",
     )
+    p.add_argument("--no-cache", action="store_true", help="compute again, ignoring $XDG_CACHE_HOME/shoectl/math")
     p.add_argument("--players", type=_players, help="seven-card stud: one table size 2-8 (default all)")
     p.add_argument(
         "--rounds",

@@ -18,6 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOECTL = str(Path(sys.executable).with_name("shoectl"))
 
 
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Never the user's own cache: every test gets an empty one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["math", *argv])
     out, err = capsys.readouterr()
@@ -138,3 +144,28 @@ def test_side_wagers_and_leaks_are_printed_with_the_sheet(capsys: pytest.Capture
     assert "first-community-early" in out and "+0.597808" in out
     code, _, err = run(capsys, "--jurisdiction", "PA", "--side", "progressive", "--meter", "jackpot=5")
     assert code == Exit.USAGE and "bad --meter 'jackpot=5'" in err
+
+
+def test_the_sheet_is_cached_on_disk_by_what_decides_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, _ = run(capsys, "--format", "json")
+    [entry] = (tmp_path / "cache" / "shoectl" / "math").glob("*.json")
+    assert code == 0 and json.loads(entry.read_text())["house_edge"]["exact"] == "53223/1082900"
+    marked = json.loads(entry.read_text())
+    marked["house_edge"]["exact"] = "from-the-cache"
+    entry.write_text(json.dumps(marked))
+    assert json.loads(run(capsys, "--format", "json")[1])["house_edge"]["exact"] == "from-the-cache"
+    assert json.loads(run(capsys, "--format", "json", "--no-cache")[1])["house_edge"]["exact"] == "53223/1082900"
+    _, other, _ = run(capsys, "--format", "json", "--ties", "prefer-fold")  # another key, another entry
+    assert len(list(entry.parent.glob("*.json"))) == 2 and json.loads(other)["ties"]["rule"] == "prefer-fold"
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"cache_key": "someone else"}', "[]"])
+def test_a_damaged_cache_entry_is_computed_again(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, damage: str
+) -> None:
+    run(capsys, "--format", "json")
+    [entry] = (tmp_path / "cache" / "shoectl" / "math").glob("*.json")
+    entry.write_text(damage)
+    code, out, _ = run(capsys, "--format", "json")
+    assert code == 0 and json.loads(out)["house_edge"]["exact"] == "53223/1082900"
+    assert json.loads(entry.read_text())["house_edge"]["exact"] == "53223/1082900"
