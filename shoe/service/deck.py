@@ -64,9 +64,10 @@ class DeckCycle:
         live: Callable[[], bool],
         void: Callable[[str], None],
         drain: Callable[[], None],
+        round_load: Callable[[], bool] = lambda: False,
     ) -> None:
         self.config, self.sink, self.supervisor, self.shown = config, sink, supervisor, shown
-        self._live, self._void, self._drain = live, void, drain
+        self._live, self._void, self._drain, self._round_load = live, void, drain, round_load
         self.state = DeckState.UNKNOWN
         self.deck_no = 0  # the last ``loaded`` entry's number (decks journaled so far)
         self.count: int | None = None  # the cards the shoe holds, as last learned
@@ -236,6 +237,10 @@ class DeckCycle:
         if absorb is not None and absorb == count and self.state is not DeckState.AWAITING:
             return  # the event log repeats the load this connect already journaled
         mixed = self.state is DeckState.IN_PLAY and self._live()
+        if mixed and self._round_load():
+            log.info("cards loaded into the round's deck, as the round expects", count=count)
+            self.count = count
+            return  # the round records it (seven-card stud's reshuffled burns)
         self._loaded(count, event.back, self._loading_by or "shoe")
         if mixed:
             self._void("cards were loaded while the round's deck was still in the shoe: two decks are mixed")
