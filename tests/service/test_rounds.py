@@ -11,7 +11,7 @@ from shoe.service import ServiceError, TableService
 from shoe.service.core import GAMES
 from shoe.service.errors import ErrorKind
 from shoe.service.rounds import rebuild
-from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets, play_ny
+from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets, play_ny, smudge
 
 NY_DECK = ("As", "Ks", "7h", "7d", "2c", "9d", "Qs", "Js", "Ts")  # seats 1, 3, 5; then the community
 
@@ -141,12 +141,12 @@ def test_void_returns_every_wager_and_the_shoe_must_be_reloaded(table_factory: A
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": one}, D)
 
 
-@pytest.mark.parametrize(
-    ("config", "cause"), [({"unreadable_at": (3,)}, "unreadable-card"), ({"jam_at": 3}, "bad-stack")]
-)
+@pytest.mark.parametrize(("config", "cause"), [({}, "unreadable-card"), ({"jam_at": 3}, "bad-stack")])
 def test_an_irregular_stack_is_a_misdeal(table_factory: Any, config: dict[str, Any], cause: str) -> None:
     table = table_factory(**config)
     service = table.start()
+    if cause == "unreadable-card":
+        smudge(table.shoe, 3)  # read at the deck check, not at the dispense
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
                                   "seats": [{"seat": 1, "ante": 500}, {"seat": 2, "ante": 500}]}, D)  # fmt: skip
     service.submit("no-more-bets", {}, D)
@@ -298,7 +298,14 @@ def test_the_round_view_lists_the_actions_callable_now(table_factory: Any) -> No
     service.submit("void", {"cause": "other"}, D)
     closed = service.round_view(OBS)
     assert closed is not None and closed["closed"] is True
-    assert closed["actions"] == ["open-round", "release-stub", "maintenance-dispense", "clear-fault", "verify-journal"]
+    assert closed["actions"] == [  # voided before any stack: the deck is whole, still checked (check or release it)
+        "open-round",
+        "release-stub",
+        "check-deck",
+        "maintenance-dispense",
+        "clear-fault",
+        "verify-journal",
+    ]
     service.submit("release-stub", {}, D)
     table.shoe.load(deck())
     stud = {"game": "seven-card-stud", "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}}
