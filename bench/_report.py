@@ -35,6 +35,8 @@ def say(line: str) -> None:
 
 def number(value: float) -> str:
     """``123,456``, ``12.3``, ``1.23``, ``0.012``: about three significant digits, thousands separated."""
+    if isinstance(value, int):
+        return f"{value:,}"
     size = abs(value)
     if size >= 100 or (value == int(value) and size >= 10):
         return f"{value:,.0f}"
