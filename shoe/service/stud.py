@@ -46,7 +46,8 @@ class StudRun(RoundRun):
         table = request.table.given()
         seats = stud_seats(request.seats)
         jurisdiction = get_profile(cls.game, request.jurisdiction or "NJ").jurisdiction
-        stub = desk.cards_remaining() or 52
+        remaining, deck = desk.deck_for_round()  # one checked deck a hand, as Mississippi (issue 12)
+        stub = 52 if remaining is None else remaining
         hand = StudHand(StudTableConfig.from_mapping(dict(table)), seats, stub_size=stub)
         opened = {
             "game": cls.game,
@@ -56,6 +57,7 @@ class StudRun(RoundRun):
             "stub_size": stub,
             "shoe": {"serial": desk.shoe_serial()},
             "records": [encode_record(r) for r in hand.records],
+            "deck": deck,
         }
         return cls(round_id, opened, hand), opened
 
