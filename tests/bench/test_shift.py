@@ -90,32 +90,54 @@ class _SameDeck(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
+        if self.path.startswith("/v1/events"):  # the record names another deck than the deck view
+            event = {"type": "round-opened", "round_id": "fake-1", "deck": {"deck_no": 8, "back": "red"}}
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+            return
         if self.path == "/v1/status":
             self._json({"table": "fake"})
         elif self.path == "/v1/deck":
             self._json({"state": "checked", "deck_no": 7, "count": 52, "check": {"ok": True, "count": 52}})
         else:
-            self._json({"round": {"closed": True, "state": "complete"}})
+            self._json({"round": {"closed": True, "state": "complete"} if self.server.opened else None})  # type: ignore[attr-defined]
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.opened = True  # type: ignore[attr-defined]
         self._json({"round_id": "fake-1", "state": "open-for-wagers"}, 201)
 
     def log_message(self, *args: object) -> None:
         pass
 
 
-def test_a_deck_dealt_twice_fails_the_shift() -> None:
+def _against_fake(*args: str) -> tuple[int, dict[str, Any]]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _SameDeck)
+    server.daemon_threads = True
+    server.opened = False  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, args=(0.1,), daemon=True)
     thread.start()
     try:
-        code, result, _ = _shift(server.server_address[1], "--rounds", "3", "--timeout", "10", timeout=60)
+        code, result, _ = _shift(server.server_address[1], "--timeout", "10", *args, timeout=60)
     finally:
         server.shutdown()
         server.server_close()
+    return code, result
+
+
+def test_a_deck_dealt_twice_fails_the_shift() -> None:
+    code, result = _against_fake("--rounds", "3", "--no-events")
     assert code == 1 and result["rounds"] == 1 and not result["complete"]
     assert "dealt on deck 7, the previous round on 7" in result["error"]
+
+
+def test_a_round_recorded_on_another_deck_fails_the_shift() -> None:
+    code, result = _against_fake("--rounds", "1")
+    assert code == 1 and result["rounds"] == 0
+    assert "its round-opened event names deck 8, the deck view 7" in result["error"]
 
 
 def test_no_shoed_at_the_address_exits_3() -> None:
