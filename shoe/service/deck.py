@@ -64,9 +64,10 @@ class DeckCycle:
         live: Callable[[], bool],
         void: Callable[[str], None],
         drain: Callable[[], None],
+        round_load: Callable[[], bool] = lambda: False,
     ) -> None:
         self.config, self.sink, self.supervisor, self.shown = config, sink, supervisor, shown
-        self._live, self._void, self._drain = live, void, drain
+        self._live, self._void, self._drain, self._round_load = live, void, drain, round_load
         self.state = DeckState.UNKNOWN
         self.deck_no = 0  # the last ``loaded`` entry's number (decks journaled so far)
         self.count: int | None = None  # the cards the shoe holds, as last learned
@@ -77,6 +78,7 @@ class DeckCycle:
         self._loading_by: str | None = None  # the role whose load action is waiting for its DECK_LOADED
         self._absorb: int | None = None  # a DECK_LOADED of this count repeats the load found at connect
         self._replaying = False
+        self._touched = True  # a stack was asked of the shoe in the round dealing from the deck
         self._shown_view: dict[str, Any] | None = None
         sink.observers.append(self.note)
 
@@ -89,12 +91,16 @@ class DeckCycle:
         if kind == "deck":
             self._apply(data, ts)
         elif kind == "round-opened":
-            self.state = DeckState.IN_PLAY
+            self.state, self._touched = DeckState.IN_PLAY, False
             deck = data.get("deck")
             if isinstance(deck, Mapping):
                 self.dealt_back = str(deck.get("back") or "") or None
+        elif kind == "decision" and data.get("action") == "stack-for-seat":
+            self._touched = True  # the shoe was asked for cards: the deck is no longer whole
         elif kind == "round-closed" and self.state is DeckState.IN_PLAY:
-            self.state = DeckState.USED  # the round is over, its stub is still in the shoe
+            # the round is over: its stub is still in the shoe; a round voided before any stack leaves the
+            # deck whole and checked (the gate still compares the shoe's count with the check's)
+            self.state = DeckState.USED if self._touched else DeckState.CHECKED
         elif (kind == "decision" and data.get("action") == "release-stub") or (
             kind == "link" and data.get("event") == "stub-recovered"
         ):
@@ -236,6 +242,10 @@ class DeckCycle:
         if absorb is not None and absorb == count and self.state is not DeckState.AWAITING:
             return  # the event log repeats the load this connect already journaled
         mixed = self.state is DeckState.IN_PLAY and self._live()
+        if mixed and self._round_load():
+            log.info("cards loaded into the round's deck, as the round expects", count=count)
+            self.count = count
+            return  # the round records it (seven-card stud's reshuffled burns)
         self._loaded(count, event.back, self._loading_by or "shoe")
         if mixed:
             self._void("cards were loaded while the round's deck was still in the shoe: two decks are mixed")

@@ -89,7 +89,7 @@ class Owner:
         self.desk = RoundDesk(self.sink, self.supervisor, self.drain)
         live = lambda: self.desk.live_id() is not None  # noqa: E731
         self.deck = DeckCycle(config, self.sink, self.supervisor, self.shown, live=live, void=self._void_mixed,
-                              drain=self.drain)  # fmt: skip
+                              drain=self.drain, round_load=self._round_load)  # fmt: skip
         self.desk.deck_gate = self.deck.for_round
 
     def _round(self) -> RoundRun | None:
@@ -227,6 +227,10 @@ class Owner:
             log.warning("could not read the shoe's status after a resync", error=str(exc))
             return
         self.deck.on_connect()
+
+    def _round_load(self) -> bool:
+        run = self.desk.run
+        return self.desk.live_id() is not None and run is not None and run.accepts_load()
 
     def _void_mixed(self, detail: str) -> None:
         """Cards loaded on top of the live round's deck (SPEC §11): a card not of the round's deck, a misdeal."""

@@ -208,6 +208,13 @@ class RoundRun(ABC):
         """
         return None
 
+    def accepts_load(self) -> bool:
+        """Whether cards loaded into the shoe now belong to this round (DECK_LOADED while it deals: SPEC §11).
+
+        ``False`` (the default): a load on top of the round's deck mixes two decks, and the round is void.
+        """
+        return False
+
     def closed_answer(self, action: str) -> dict[str, Any] | None:
         """What ``action`` answers once this round is closed (while it is still the round shown).
 

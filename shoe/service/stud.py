@@ -16,7 +16,7 @@ import msgspec
 from drivers.stacks import Stack
 from shoe.cards import Card
 from shoe.rules.profiles import Irregularity, get_profile
-from shoe.rules.stud import PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
+from shoe.rules.stud import BurnsReshuffled, PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
 from shoe.rules.stud.errors import cite
 from shoe.rules.stud.states import PHASE_RULE
 from shoe.service import requests as rq
@@ -146,6 +146,13 @@ class StudRun(RoundRun):
                 rule=cite(PHASE_RULE[self.hand.phase]),
             )
         raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
+
+    def accepts_load(self) -> bool:
+        """The burn cards reshuffled into the stub for 7th street (N.J.A.C. 13:47-20.35(h)) are loaded into the
+        shoe while the hand deals: due now, or just recorded and no card dealt since."""
+        step = self.hand.next_card
+        just = bool(self.hand.records) and isinstance(self.hand.records[-1], BurnsReshuffled)
+        return step is not None and (step.target is Target.RESHUFFLE or just)
 
     def closed_answer(self, action: str) -> dict[str, Any] | None:
         """``settle`` after the pot was awarded (the hand closes with its award): the awards, nothing journaled."""
