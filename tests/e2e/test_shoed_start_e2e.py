@@ -135,4 +135,3 @@ def test_help_lists_every_exit_code_of_the_one_table() -> None:
     assert set(EXIT_MEANING) == set(Exit)
     for code, meaning in EXIT_MEANING.items():
         assert f"  {int(code)} {meaning}\n" in done.stdout, done.stdout
-
