@@ -332,7 +332,7 @@ function studPlan(v) {
 /** Between rounds with a deck that is not checked: what to do with it, and only the deck actions offered now. */
 function deckPlan(deck) {
   const prompt = deckPrompt(deck);
-  const p = { title: prompt.title, text: prompt.text, problems: prompt.problems, rule: "", actions: [], secondary: [] };
+  const p = { title: prompt.title, text: prompt.text, problems: prompt.problems, rule: prompt.hint, actions: [], secondary: [] };
   if (offers(deck, "load-deck")) p.actions.push(action("load-deck", "Load a shuffled deck", "emulator: the dealer's load", post("/v1/deck/load"), { wide: true }));
   if (offers(deck, "check-deck")) p.actions.push(action("check-deck", "Check the deck", "every card, before the first stack", post("/v1/deck/check"), { wide: true }));
   if (offers(deck, "release-stub")) {

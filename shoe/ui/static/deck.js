@@ -82,34 +82,44 @@ export function deckStrip(deck) {
     deck.expected_back ? h("span", { class: "deck-next" }, `Next deck: ${deck.expected_back} back`) : null);
 }
 
-/** Between rounds, when the deck is not ready: the prompt's title and text (the buttons are the page's). */
+/** Between rounds, when the deck is not ready: the prompt (title, text, the service's hint, the check's
+ * problems); the buttons are the page's, from the view's actions. */
 export function deckPrompt(deck) {
   const hint = deck.hint || "";
   switch (deck.state) {
     case "awaiting-deck":
       return {
         title: "Load a shuffled deck",
-        text: `The shoe is empty. ${deck.emulator ? "This shoe is an emulator: load a shuffled deck into it here." : "Load a shuffled deck into the shoe; it is checked when the shoe senses it."}${hint ? ` ${hint}` : ""}`,
+        text: deck.emulator ? "The shoe is empty. This shoe is an emulator: load a shuffled deck into it with the button."
+          : "The shoe is empty. Load a shuffled deck into the shoe; it is checked when the shoe senses it.",
+        hint,
       };
     case "loaded":
-      return { title: "Check the deck", text: `A deck is loaded (${holds(deck)}) but not checked yet. ${hint}`.trim() };
+      return { title: "Check the deck", text: `A deck is loaded (${holds(deck)}) but not checked yet.`, hint };
     case "refused":
-      return { title: "Deck refused", text: `This deck is never dealt from. ${hint}`.trim(), problems: problems(deck.check) };
+      return { title: "Deck refused", text: "This deck is never dealt from.", hint, problems: problems(deck.check) };
     case "used":
-      return { title: "Release the stub", text: `The last round's deck is still in the shoe (${holds(deck)}). ${hint}`.trim() };
+      return { title: "Release the stub", text: `The last round's deck is still in the shoe (${holds(deck)}).`, hint };
     default:
-      return { title: "Deck not ready", text: hint || "Wait for the shoe: the deck's state is not known yet." };
+      return { title: "Deck not ready", text: "The deck's state is not known yet: wait for the shoe.", hint };
   }
 }
+
+const SHORT_STATES = {
+  "awaiting-deck": "Empty, awaiting a deck", loaded: "Loaded, not checked", checked: "Checked", "in-play": "In play",
+  used: "Used", refused: "Refused", unknown: "Unknown",
+};
 
 /** The technician page's deck box: label/value rows (the backs only when the table alternates them). */
 export function deckRows(deck) {
   if (!deck) return [["State", null]];
+  const check = deck.check;
   const rows = [
-    ["State", `${DECK_STATES[deck.state] || deck.state}${deck.deck_no ? ` · deck #${deck.deck_no}` : ""}${deck.emulator ? " · emulator" : ""}`],
-    ["In the shoe", holds(deck)],
+    ["State", `${SHORT_STATES[deck.state] || deck.state}${deck.deck_no ? ` · deck #${deck.deck_no}` : ""}`],
+    ["In the shoe", `${holds(deck)}${deck.emulator ? " · emulator" : ""}`],
   ];
   if (deck.backs?.length) rows.push(["Backs", `${deck.backs.join(", ")} in turn${deck.expected_back ? ` · next ${deck.expected_back}` : ""}`]);
-  rows.push(["Last check", checkSummary(deck.check)], ["What to do", deck.hint]);
+  rows.push(["Last check", check ? `${check.ok ? "passed" : "FAILED"}${check.count === null || check.count === undefined ? "" : ` · ${plural(check.count, "card")}`}${check.back ? ` · ${check.back}` : ""}${check.who ? ` · ${check.who}` : ""}${check.at ? ` ${clock(check.at)}` : ""}` : "not checked yet"]);
+  rows.push(["What to do", deck.hint]);
   return rows;
 }
