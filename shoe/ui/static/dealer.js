@@ -329,16 +329,19 @@ function studPlan(v) {
   return plan;
 }
 
-/** Between rounds with a deck that is not checked: what to do with it, and only the deck actions offered now. */
+/** Between rounds with a deck that is not checked: what to do with it, and only the deck actions offered now
+ * (the deck view's actions; the load only on an emulator). The step the state calls for comes first. */
 function deckPlan(deck) {
   const prompt = deckPrompt(deck);
   const p = { title: prompt.title, text: prompt.text, problems: prompt.problems, rule: prompt.hint, actions: [], secondary: [] };
+  const refused = deck.state === "refused", loaded = deck.state === "loaded";
+  const release = action("release-stub", refused ? "Remove the refused deck" : "Release the stub", "the shoe empties: cards to the discard rack",
+    post("/v1/round/release-stub"), { wide: true, kind: loaded ? "quiet" : "step" });
+  const check = action("check-deck", refused ? "Check it again" : "Check the deck", "every card, before the first stack",
+    post("/v1/deck/check"), { wide: true, kind: refused ? "quiet" : "step" });
   if (offers(deck, "load-deck")) p.actions.push(action("load-deck", "Load a shuffled deck", "emulator: the dealer's load", post("/v1/deck/load"), { wide: true }));
-  if (offers(deck, "check-deck")) p.actions.push(action("check-deck", "Check the deck", "every card, before the first stack", post("/v1/deck/check"), { wide: true }));
-  if (offers(deck, "release-stub")) {
-    const what = deck.state === "refused" ? "Remove the refused deck" : "Release the stub";
-    p.actions.push(action("release-stub", what, "the shoe empties; take the cards to the discard rack", post("/v1/round/release-stub"), { wide: true, kind: deck.state === "refused" ? "quiet" : "step" }));
-  }
+  const order = refused ? [["release-stub", release], ["check-deck", check]] : [["check-deck", check], ["release-stub", release]];
+  for (const [name, step] of order) if (offers(deck, name)) p.actions.push(step);
   return p;
 }
 
