@@ -348,8 +348,13 @@ function deckPlan(deck) {
 function plan() {
   const v = S.view;
   if (!live(v)) {
-    if (S.deck && S.deck.state !== "checked") return deckPlan(S.deck);
-    const p = { title: v ? (v.state === "void" || v.misdeal ? "Round void" : "Round complete") : "No round", text: v ? "" : "Open a round with the players' wagers.", rule: "", actions: [], secondary: [] };
+    const over = v ? (v.state === "void" || v.misdeal ? "Round void" : "Round complete") : null;
+    if (S.deck && S.deck.state !== "checked") {
+      const p = deckPlan(S.deck);
+      if (over) p.text = `${over}. ${p.text}`;
+      return p;
+    }
+    const p = { title: over || "No round", text: v ? "" : "Open a round with the players' wagers.", rule: "", actions: [], secondary: [] };
     p.actions.push(action("new-round", "New round", "enter the wagers", openRoundDialog, { wide: true }));
     return p;
   }
