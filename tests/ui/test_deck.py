@@ -21,7 +21,7 @@ import pytest
 
 from drivers.emulator.control import load_deck_at
 from drivers.emulator.deck import DeckLoad
-from tests.ui.conftest import RANKS, SUITS, Table, hidden_cards_absent, open_page, sync, tap
+from tests.ui.conftest import RANKS, SUITS, Table, hidden_cards_absent, open_page, screenshot, sync, tap
 
 EVERY_CARD = {r + s for r in RANKS for s in SUITS}
 
@@ -66,7 +66,7 @@ def test_the_dealer_sees_the_deck_and_loads_a_shuffled_one_into_an_emulator(make
     assert first["emulator"] is True and first["check"]["ok"] is True
     open_page(page, table)
     sync(page, {"new-round"})
-    page.wait_for_function("() => document.querySelector('#deck .deck-check')?.textContent.startsWith('Deck check passed')")
+    page.wait_for_function("() => document.querySelector('#deck .deck-check')?.textContent.includes('check passed')")
     text = strip(page)
     assert "Checked" in text and f"{first['count']} cards" in text and f"{first['back']} back" in text
     hidden_cards_absent(page, EVERY_CARD)
@@ -118,6 +118,8 @@ def test_a_refused_deck_shows_its_named_problems_and_no_new_round(make_table: An
         assert code in text, f"{code} is named by the check but not on the page"
     assert "Deck check FAILED" in strip(page)
     hidden_cards_absent(page, EVERY_CARD - named(check))  # only the cards the check names, no other
+    if fault == "duplicate":
+        screenshot(page, "dealer-deck.png")
 
     technician = page.context.new_page()
     open_page(technician, table, "technician.html")
