@@ -274,6 +274,8 @@ function summary(e) {
     case "settlement": return e.seat ? `seat ${e.seat}: ${e.outcome} ${money(e.net, true)}` : `pot to ${(e.awards || []).map((a) => `seat ${a.seat}`).join(", ")}`;
     case "shoe-fault": case "shoe-fault-cleared": return String(e.code || "").toLowerCase().replace(/_/g, " ");
     case "technician": return { "maintenance-dispense": "test dispense", "clear-fault": "fault cleared", "verify-journal": "journal check" }[e.action] || e.action || "";
+    case "deck": return e.event ? `${e.event}${e.count === null || e.count === undefined ? "" : ` · ${e.count} cards`}${e.ok === false ? " · FAILED" : e.ok ? " · passed" : ""}`
+      : `${e.state || ""}${e.count === null || e.count === undefined ? "" : ` · ${e.count} cards`}`;
     case "service": return e.event || "";
     case "irregularity": case "round-paused": return e.cause || "";
     default: return e.event || e.action || "";
