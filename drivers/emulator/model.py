@@ -240,7 +240,7 @@ class Mechanism:
 
     def verify_scan(self) -> None:
         self._check_blocking("SCAN")
-        if not self.stub_released:
+        if not self.stub_released and not self.stub:  # a stub stays in the dealer's hand when the next deck is loaded
             raise Refused("nothing to scan: SCAN reads the cards of a released stub")
 
     def scan(self) -> CardRead | None:
@@ -286,7 +286,8 @@ class Mechanism:
             new.extend(self.deck)
         self.deck = new
         self.back = back
-        self.stub.clear()
+        if not self.stub_released:
+            self.stub.clear()  # a released stub is the dealer's: its cards are still scanned (the community cards)
         self.stub_released = False
         self._jam_at.clear()
         self._double_at.clear()

@@ -38,6 +38,7 @@ class Service(Protocol):
     def health(self) -> dict[str, Any]: ...
     def submit(self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role) -> dict[str, Any]: ...
     def round_view(self, role: Role) -> dict[str, Any] | None: ...
+    def deck_view(self) -> dict[str, Any] | None: ...
     def shoe_counters(self) -> dict[str, Any]: ...
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]: ...
     @property
@@ -96,6 +97,10 @@ def _round(req: Request) -> Reply:
     return _json({"round": req.service.round_view(req.role)})
 
 
+def _deck(req: Request) -> Reply:
+    return _json(req.service.deck_view())
+
+
 def _shoe_counters(req: Request) -> Reply:
     return _json(req.service.shoe_counters())
 
@@ -151,6 +156,7 @@ def _action_route(action: Action) -> Route:
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/status", _status, ANY, "getStatus", "Service and shoe status", "status"),
     Route("GET", "/v1/round", _round, ANY, "getRound", "The current round, secrecy-filtered", "round"),
+    Route("GET", "/v1/deck", _deck, ANY, "getDeck", "The deck in the shoe: its state, check, what to do now", "deck"),
     Route(
         "GET",
         "/v1/shoe/counters",

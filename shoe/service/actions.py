@@ -117,6 +117,15 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
                 hint="finish or void the round first",
             )
         return _MAINTENANCE[action](owner, request)
+    if entry.scope is Scope.DECK:
+        if live and run is not None:
+            raise ServiceError(
+                "round-live", f"{action} is refused while round {run.round_id} is live", hint="finish or void it first"
+            )
+        who = getattr(role, "value", str(role))
+        if isinstance(request, rq.LoadDeck):
+            return owner.deck.load(request, who)
+        return owner.deck.run_check(who)
     if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
@@ -124,10 +133,8 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
         assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
         return open_round(owner, request)
     if not live or run is None:
-        if entry.between_rounds:  # emptying the shoe between rounds (after a void, or after stud)
-            count = desk.release_stub()
-            desk.append("decision", {"action": "release-stub", "count": count}, None)
-            return {"count": count}
+        if entry.between_rounds:  # emptying the shoe between rounds (after a void, after stud, a refused deck)
+            return owner.deck.release(getattr(role, "value", str(role)))
         answer = None if run is None else run.closed_answer(action)  # the last round, closed: settle's awards
         if answer is not None:
             return answer

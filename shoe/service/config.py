@@ -23,18 +23,21 @@ from shoe.service.errors import Role
 
 __all__ = ["ConfigError", "ServiceConfig", "load_config", "parse_http"]
 
-DEFAULT_PORT = "emu://"
+DEFAULT_PORT = "emu://?autoload=1"
+"""The embedded default (no ``shoe.port`` anywhere): the emulator, loading the next deck by itself after each
+stub, so the README's run command deals round after round (issue 12). A port given names its own options."""
 DEFAULT_HTTP = ("127.0.0.1", 8470)
 MIN_TOKEN = 16
 SCHEMES = ("serial", "socket", "usb", "emu")
 _TOKEN_FIX = "use a random string of 16+ characters (python -c 'import secrets; print(secrets.token_urlsafe())')"
 _KEYS: dict[str, tuple[str, ...]] = {
-    "shoe": ("port", "timeouts", "take_timeout"),
+    "shoe": ("port", "timeouts", "take_timeout", "emulator_control"),
     "journal": ("path",),
     "http": ("host", "port"),
     "tokens": tuple(r.value for r in Role),
     "service": ("table", "submit_timeout"),
     "log": ("level",),
+    "deck": ("backs", "check_on_load"),
 }
 LEVELS = ("debug", "info", "warning", "error")
 MAX_SECONDS = 3600.0
@@ -68,6 +71,9 @@ class ServiceConfig:
     table: str = "table-1"
     log_level: str = "info"
     source: Path | None = None
+    deck_backs: tuple[str, ...] = ()  # [deck] backs: the alternation of back designs (empty: any back)
+    check_on_load: bool = True  # [deck] check_on_load: check each deck as soon as it is loaded
+    emulator_control: Path | None = None  # [shoe] emulator_control: the control socket of `shoectl emulate --control`
 
 
 def _show(value: object) -> str:
@@ -206,7 +212,7 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfi
     doc = _read(path) if path is not None else {}
     _check_keys(doc)
     shoe, journal, http = doc.get("shoe", {}), doc.get("journal", {}), doc.get("http", {})
-    service, log = doc.get("service", {}), doc.get("log", {})
+    service, log, deck = doc.get("service", {}), doc.get("log", {}), doc.get("deck", {})
     port = _port_url("shoe.port", shoe.get("port", DEFAULT_PORT))
     journal_raw: object = journal.get("path")
     host = _host("http.host", http.get("host", DEFAULT_HTTP[0]))
@@ -248,7 +254,37 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfi
         table=table,
         log_level=level.lower(),
         source=path,
+        deck_backs=_backs(deck.get("backs", [])),
+        check_on_load=_flag("deck.check_on_load", deck.get("check_on_load", True)),
+        emulator_control=_control(shoe.get("emulator_control"), path),
     )
+
+
+def _backs(raw: object) -> tuple[str, ...]:
+    """``[deck] backs``: the back designs the table's decks alternate through (the shoe's DECK_LOADED names)."""
+    fix = 'use e.g. backs = ["red", "blue"] (the designs the shoe reads), or leave it out for any back'
+    if not isinstance(raw, list) or len(raw) > 8 or not all(_text("deck.backs", b, 255) for b in raw):
+        raise ConfigError("deck.backs", f"{_show(raw)} is not a list of up to 8 back designs", fix)
+    if len(set(raw)) != len(raw):
+        raise ConfigError("deck.backs", f"{_show(raw)} names a design twice (one back: every deck has it)", fix)
+    return tuple(raw)
+
+
+def _flag(key: str, raw: object) -> bool:
+    if not isinstance(raw, bool):
+        raise ConfigError(key, f"{_show(raw)} is not true or false", "use true or false")
+    return raw
+
+
+def _control(raw: object, config_path: Path | None) -> Path | None:
+    """``[shoe] emulator_control``: the socket of an emulator in another process (the dealer's load action)."""
+    if raw is None:
+        return None
+    if _text("shoe.emulator_control", raw, MAX_PATH) is None or not isinstance(raw, str):
+        raise ConfigError("shoe.emulator_control", f"{_show(raw)} is not a socket path",
+                          "use the path given to shoectl emulate --control")  # fmt: skip
+    path = Path(raw).expanduser()
+    return path if path.is_absolute() or config_path is None else config_path.parent / path
 
 
 def _journal_path(raw: object, config_path: Path | None) -> Path:

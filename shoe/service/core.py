@@ -198,6 +198,11 @@ class TableService:
         view = self._owner.shown.view
         return None if view is None else copy.deepcopy(view)
 
+    def deck_view(self) -> dict[str, Any] | None:
+        """The deck in the shoe (``shoe.service.deck``): the same for every role; None before the start."""
+        view = self._owner.shown.deck
+        return None if view is None else copy.deepcopy(view)
+
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         return self._feed.since(cursor, timeout)
 
@@ -219,6 +224,7 @@ class TableService:
                 "status": copy.deepcopy(shown.status),
             },
             "round": copy.deepcopy(shown.summary),
+            "deck": copy.deepcopy(shown.deck),
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:

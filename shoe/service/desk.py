@@ -31,6 +31,8 @@ class RoundDesk:
         self._drain = drain
         self.run: RoundRun | None = None
         """The live round, or the last one closed (the round the view keeps showing)."""
+        self.deck_gate: Callable[[], tuple[int | None, dict[str, Any]]] | None = None
+        """The open-round gate of the deck cycle (``DeckCycle.for_round``), set by the owner."""
 
     @property
     def known_dispense_id(self) -> int:
@@ -68,6 +70,11 @@ class RoundDesk:
 
     def cards_remaining(self) -> int | None:
         return self.supervisor.cards_remaining()
+
+    def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
+        if self.deck_gate is None:
+            raise ServiceError("deck-not-ready", "the service has no deck cycle", hint="restart the service")
+        return self.deck_gate()
 
     def raise_alarm(
         self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None

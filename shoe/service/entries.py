@@ -3,7 +3,7 @@
 An entry is ``(kind, data)``. :class:`EntryKind` names the kinds (the strings are the journal's, as the
 first release wrote them: never change one). A kind whose entries differ by a sub-action names it in a
 tag field of the payload, an enum of its values: ``decision`` and ``irregularity`` and ``technician``
-by ``action``, ``link``, ``fault`` and ``service`` by ``event``, ``round-opened`` by ``game``. Each
+by ``action``, ``link``, ``fault``, ``service`` and ``deck`` by ``event``, ``round-opened`` by ``game``. Each
 (kind, sub-action) has one :class:`msgspec.Struct` payload (:mod:`shoe.service.payloads`) that forbids
 unknown fields; a payload's
 ``record`` (and ``records``) is a rules record as ``shoe.service.codec`` writes it, of the types the
@@ -27,6 +27,7 @@ from typing import Any, Union
 import msgspec
 
 from shoe.journal import JournalDataError
+from shoe.service import deck_payloads as dp
 from shoe.service import payloads as p
 from shoe.service.codec import CodecError, decode_record
 from shoe.service.codec import tag_of as record_tag
@@ -68,6 +69,7 @@ class EntryKind(StrEnum):
     LINK = "link"  # the shoe link and the shoe's position
     FAULT = "fault"  # a shoe fault raised or cleared, an alarm
     TECHNICIAN = "technician"  # maintenance between rounds
+    DECK = "deck"  # a deck loaded, checked, released (the deck cycle, shoe.service.deck)
 
 
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
@@ -81,6 +83,7 @@ _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
                                p.StubRecovered)),
     EntryKind.FAULT: ("event", (p.FaultRaised, p.FaultCleared, p.Alarm)),
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
+    EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased)),
 }  # fmt: skip
 _PLAIN: Mapping[EntryKind, tuple[tuple[str | None, type[Payload]], ...]] = {
     EntryKind.ROUND_CLOSED: ((None, p.RoundClosed),),

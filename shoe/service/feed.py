@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from shoe.service.secrecy import project
@@ -29,10 +29,22 @@ class EventFeed:
         return self._latest
 
     def publish(
-        self, seq: int, ts: str, kind: str, round_id: str | None, data: Mapping[str, Any]
+        self,
+        seq: int,
+        ts: str,
+        kind: str,
+        round_id: str | None,
+        data: Mapping[str, Any],
+        *,
+        also: Sequence[Mapping[str, Any]] = (),
     ) -> list[dict[str, Any]]:
-        """Project one journal entry; wake every waiting reader. Returns the events it made."""
+        """Project one journal entry; wake every waiting reader. Returns the events it made.
+
+        ``also``: events the entry caused, already public (the deck view after a deck entry), published
+        with the entry's cursor in the same step, so a reader never sees the cursor without them.
+        """
         events = project(seq, ts, kind, round_id, data)
+        events += [{"cursor": seq, "ts": ts, "round_id": round_id, **event} for event in also]
         with self._cond:
             self._events.extend(events)
             self._latest = max(self._latest, seq)

@@ -1,5 +1,5 @@
 """Memory is a cache of the journal (docs/journal.md, "Journal before state"): after a failed item,
-make the round and ``known_dispense_id`` equal the journal again, or stop the service.
+make the round, the deck's state and ``known_dispense_id`` equal the journal again, or stop the service.
 
 :func:`recover` decides; :func:`rebuild_from_journal` replaces the round on the desk by the journal's;
 :func:`void_unreadable` and :func:`journal_unrecorded_stacks` are also used at start (``Owner.boot``).
@@ -90,6 +90,7 @@ def rebuild_from_journal(owner: Owner, *, doubt: bool) -> None:
     else:
         run = _last_closed_round(journal, owner.games)
     desk.run = run
+    owner.deck.rebuild(journal, ask_shoe=False)  # the deck's state is a fold over the journal too
     log.warning("memory rebuilt from the journal", round_id=run.round_id if run else None, state=run and run.state)
     if doubt and run is not None and not run.closed and not run.terminal:
         if not run.paused:

@@ -54,13 +54,7 @@ class MississippiRun(RoundRun):
         table = table_params(request.table)
         config = table_config(table)
         seats = mississippi_seats(request.seats)
-        remaining = desk.cards_remaining()
-        if remaining is not None and remaining != 52:
-            raise ServiceError(
-                "deck-not-ready",
-                f"the shoe holds {remaining} cards, not a full deck of 52",
-                hint="release the stub and load a shuffled deck",
-            )
+        remaining, deck = desk.deck_for_round()  # a checked deck the shoe still holds whole, on a live link
         r = new_round(request.jurisdiction, config)
         records = [r.place_wagers(seat, w["ante"], w["side"]) for seat, w in sorted(seats.items())]
         opened = {
@@ -71,6 +65,7 @@ class MississippiRun(RoundRun):
             "shoe": {"serial": desk.shoe_serial()},
             "cards_remaining": remaining,
             "records": [encode_record(x) for x in records],
+            "deck": deck,
         }
         return cls(round_id, opened, r), opened
 

@@ -14,6 +14,7 @@ The :class:`Owner` composes the parts, one job each, and routes items between th
   callback, status polling, the position check, alarms, the shoe operations;
 - :class:`Snapshots` (``shown``): what other threads read (view, summary, link, identity, status);
 - :class:`RoundDesk` (``desk``): the round in hand and what it uses (``rounds.Desk``);
+- :class:`DeckCycle` (``deck``): the deck in the shoe, loaded, checked, dealt, released; the open-round gate;
 - :mod:`.memory` (``recover``): memory rebuilt from the journal after a failed item.
 """
 
@@ -36,10 +37,12 @@ from drivers.errors import ShoeError
 from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.transport import Transport
 from protocols import messages as m
+from shoe import present as render
 from shoe.journal import JournalError
 from shoe.rules.profiles import Irregularity
 from shoe.service import memory
 from shoe.service.config import ServiceConfig
+from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
 from shoe.service.errors import ServiceError
 from shoe.service.feed import EventFeed
@@ -84,6 +87,10 @@ class Owner:
             config, transport_factory, self.inbox, self.sink, shown=self.shown, current=self._round
         )
         self.desk = RoundDesk(self.sink, self.supervisor, self.drain)
+        live = lambda: self.desk.live_id() is not None  # noqa: E731
+        self.deck = DeckCycle(config, self.sink, self.supervisor, self.shown, live=live, void=self._void_mixed,
+                              drain=self.drain, round_load=self._round_load)  # fmt: skip
+        self.desk.deck_gate = self.deck.for_round
 
     def _round(self) -> RoundRun | None:
         return self.desk.run
@@ -102,6 +109,8 @@ class Owner:
     def boot(self) -> None:
         """Lock and open the journal, rebuild an open round, journal the start, connect the shoe, reconcile."""
         facts, adopted = self.sink.open()
+        assert self.sink.journal is not None
+        self.deck.rebuild(self.sink.journal)
         run: RoundRun | None = None
         failure: ServiceError | None = None
         if facts.open_round is not None:
@@ -119,8 +128,10 @@ class Owner:
         self.desk.run = run
         if run is not None and not run.terminal and not run.paused:
             run.pause(self.desk, Irregularity.PC_RESTART, "the table PC restarted mid-round")
-        if self.supervisor.connect() and run is not None and run.paused:
-            self.reconcile()
+        if self.supervisor.connect():
+            if run is not None and run.paused:
+                self.reconcile()
+            self.deck.on_connect()
         if run is None or run.closed:  # a stack dispensed but never journaled before the stop: an alarm
             memory.journal_unrecorded_stacks(self.sink, self.supervisor)
         self.after()
@@ -145,27 +156,31 @@ class Owner:
             run = self.desk.run
             if run is not None and run.paused:
                 self.reconcile()
+            self.deck.on_connect()
             self.after()
-        else:
-            self.supervisor.poll_status(now)
+        elif self.supervisor.poll_status(now):
+            self.deck.on_status()
 
     def handle_shoe(self, item: m.Event | Notice) -> None:
         live, position = self.desk.live_id, self.sink.position
         if isinstance(item, m.Event):
             self._on_event(item)
         elif isinstance(item, LinkLost):
+            self.deck.link_lost()
             self.sink.append("link", {"event": "lost", "reason": item.reason, **position(self.shown.identity)}, live())
             self._pause(f"shoe link lost: {item.reason}")
         elif isinstance(item, LinkRestored):
             self.metrics.inc("reconnects_total")
             self.sink.append("link", {"event": "restored", "attempts": item.attempts}, live())
         elif isinstance(item, ShoeRebooted):
+            self.deck.link_lost()  # a rebooted shoe is asked again what it holds
             self.supervisor.boot_id = item.new_boot_id
             data = {"event": "rebooted", "old_boot_id": item.old_boot_id, "new_boot_id": item.new_boot_id}
             self.sink.append("link", data, live())
             self._pause("the shoe rebooted")
         elif isinstance(item, Resynced):
             self._on_resynced(item)
+            self._deck_after_resync()
         elif isinstance(item, Discrepancy):
             self.desk.on_discrepancy(item)
 
@@ -175,7 +190,9 @@ class Owner:
             if last is not None and last[0] == boot_id and event.event_no <= last[1]:
                 return  # already handled before a restart (the client resumed the stream from the journal)
             self.sink.last_event = (boot_id, event.event_no)
-        if isinstance(event, m.FaultRaised | m.FaultCleared):
+        if isinstance(event, m.DeckLoaded):
+            self.deck.on_loaded(event)
+        elif isinstance(event, m.FaultRaised | m.FaultCleared):
             raised = isinstance(event, m.FaultRaised)
             position = self.sink.position(self.shown.identity)
             data = {"event": "raised" if raised else "cleared", "code": event.code.name, **position}
@@ -198,6 +215,28 @@ class Owner:
         run = self.desk.run
         if run is not None and run.paused and not run.closed:
             self.reconcile()
+
+    def _deck_after_resync(self) -> None:
+        """The link is back: the shoe's status now, then what it holds (``DeckCycle.on_connect``)."""
+        client = self.supervisor.client
+        if client is None or self.shown.link != "up":
+            return
+        try:
+            self.shown.status = render.status(client.status())
+        except ShoeError as exc:
+            log.warning("could not read the shoe's status after a resync", error=str(exc))
+            return
+        self.deck.on_connect()
+
+    def _round_load(self) -> bool:
+        run = self.desk.run
+        return self.desk.live_id() is not None and run is not None and run.accepts_load()
+
+    def _void_mixed(self, detail: str) -> None:
+        """Cards loaded on top of the live round's deck (SPEC §11): a card not of the round's deck, a misdeal."""
+        run = self.desk.run
+        if self.desk.live_id() is not None and run is not None:
+            run.void(self.desk, Irregularity.FOREIGN_CARD, detail)
 
     def _pause(self, detail: str) -> None:
         run = self.desk.run
@@ -223,6 +262,7 @@ class Owner:
             run.closed = True
             self.sink.checkpoint()
             log.info("round closed", round_id=run.round_id, state=run.state)
+        self.deck.publish()
         self.shown.publish_round(run)
 
     def shutdown(self, *, clean: bool) -> None:

@@ -10,12 +10,14 @@ cents; card codes are ``As``-style codes or ``None`` for a card not identified.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, Literal
 
 import msgspec
 
 from shoe.rules.mississippi.records import Outcome
 from shoe.rules.profiles import Irregularity
+from shoe.service.deck_payloads import DeckRef
+from shoe.service.payload_base import CardCode, Payload, Record
 
 __all__ = ["DecisionAction", "FaultEvent", "IrregularityAction", "LinkEvent", "Payload", "ServiceEvent"]
 
@@ -69,15 +71,8 @@ class ServiceEvent(StrEnum):
     STOP = "stop"
 
 
-CardCode = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][cdhs]$")]
 Face = Literal["up", "down"]
 Source = Literal["shoe", "dealer"]
-Record = dict[str, Any]  # a rules record as shoe.service.codec writes it; its type is checked by RECORDS
-
-
-class Payload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    RECORDS: ClassVar[frozenset[str]] = frozenset()
-    """The record tags this payload's ``record`` / ``records`` may hold."""
 
 
 class ShoeRef(Payload):
@@ -116,24 +111,24 @@ class SeatWager(Payload):
     side: dict[str, int]
 
 
-class MississippiOpened(Payload, tag_field="game", tag="mississippi-stud"):
-    RECORDS = frozenset({"WagerRecord"})
+class _Opened(Payload, tag_field="game"):
     jurisdiction: str
     table: dict[str, Any]  # the table's parameters as given (shoe.service.params)
-    seats: dict[str, SeatWager]
     shoe: ShoeRef
     records: list[Record]
+    deck: DeckRef | None = None  # the checked deck dealt from (absent in entries written before the deck cycle)
+
+
+class MississippiOpened(_Opened, tag="mississippi-stud", kw_only=True):
+    RECORDS = frozenset({"WagerRecord"})
+    seats: dict[str, SeatWager]
     cards_remaining: int | None = None  # absent in entries written before it was added
 
 
-class StudOpened(Payload, tag_field="game", tag="seven-card-stud"):
+class StudOpened(_Opened, tag="seven-card-stud", kw_only=True):
     RECORDS = frozenset({"AntePosted"})
-    jurisdiction: str
-    table: dict[str, Any]
     seats: list[int]
     stub_size: int
-    shoe: ShoeRef
-    records: list[Record]
 
 
 class SeatClosed(Payload):

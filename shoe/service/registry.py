@@ -27,7 +27,7 @@ import msgspec
 from shoe.service import requests as rq
 from shoe.service.errors import Role
 
-__all__ = ["ACTIONS", "BY_NAME", "GAMES", "Action", "Scope", "callable_now"]
+__all__ = ["ACTIONS", "BY_NAME", "DECK_ACTIONS", "GAMES", "Action", "Scope", "callable_now"]
 
 MISSISSIPPI, STUD = "mississippi-stud", "seven-card-stud"
 GAMES = frozenset({MISSISSIPPI, STUD})
@@ -39,6 +39,7 @@ class Scope(Enum):
     OPEN = "open"  # opens a round: refused while one is live
     ROUND = "round"  # acts on the live round (the games in ``Action.games``)
     MAINTENANCE = "maintenance"  # technician work: refused while a round is live
+    DECK = "deck"  # the dealer's deck cycle between rounds (shoe.service.deck): refused while a round is live
 
 
 Handler = Callable[[Any, msgspec.Struct], dict[str, Any]]
@@ -99,6 +100,10 @@ ACTIONS: tuple[Action, ...] = (
     _a("progressive-inputs", "/v1/table-system/progressive-inputs",
        "The table-game system's progressive meters and draws (PA)", rq.ProgressiveInputs,
        role=S, games=M, tag="table-system"),
+    _a("load-deck", "/v1/deck/load", "Load a shuffled deck into an emulator shoe (its faults on request)",
+       rq.LoadDeck, scope=Scope.DECK, tag="deck", example={"back": "blue"}),
+    _a("check-deck", "/v1/deck/check", "Check the deck in the shoe before the first stack", scope=Scope.DECK,
+       tag="deck"),
     _a("maintenance-dispense", "/v1/maintenance/dispense", "Test dispense (refused while a round is live)",
        rq.MaintenanceDispense, role=T, scope=Scope.MAINTENANCE, tag="maintenance"),
     _a("clear-fault", "/v1/maintenance/clear-fault", "Clear a shoe fault (refused while a round is live)",
@@ -106,6 +111,9 @@ ACTIONS: tuple[Action, ...] = (
     _a("verify-journal", "/v1/maintenance/verify-journal", "Verify the journal's chain",
        role=T, scope=Scope.MAINTENANCE, tag="maintenance"),
 )  # fmt: skip
+
+DECK_ACTIONS = frozenset({"load-deck", "check-deck", "release-stub"})
+"""Between rounds, callable as the deck's state allows (the deck view's ``actions``)."""
 
 BY_NAME: Mapping[str, Action] = {a.name: a for a in ACTIONS}
 assert len(BY_NAME) == len(ACTIONS), "an action is declared twice"

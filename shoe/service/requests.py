@@ -46,6 +46,7 @@ __all__ = [
     "Empty",
     "FaultName",
     "Forfeit",
+    "LoadDeck",
     "MaintenanceDispense",
     "MississippiJurisdiction",
     "MississippiTable",
@@ -233,6 +234,22 @@ class MaintenanceDispense(_Request, frozen=True):
 
     stacks: Annotated[int, msgspec.Meta(ge=1, le=52, description="how many stacks")]
     size: Annotated[int, msgspec.Meta(ge=1, le=4, description="cards per stack (SPEC DISPENSE: 1..4)")]
+
+
+DeckFault = Annotated[int, msgspec.Meta(ge=0, le=52)]
+Back = Annotated[str, msgspec.Meta(min_length=1, max_length=60, pattern=_PRINTABLE,
+                                   description="a back design, as the shoe reads it (e.g. red, blue)")]  # fmt: skip
+
+
+class LoadDeck(_Request, frozen=True):
+    """``load-deck`` (an emulator shoe): the deck's back (default: the one the table expects next) and the
+    emulator's faults (``drivers.emulator.deck.DeckLoad``). Never a seed or an order: they predict the deck."""
+
+    back: Back | None = None
+    short: Annotated[DeckFault, msgspec.Meta(description="cards left out: a short deck")] = 0
+    extra: Annotated[DeckFault, msgspec.Meta(description="copies of cards added: extra cards")] = 0
+    duplicate: Annotated[DeckFault, msgspec.Meta(description="cards replaced by copies of others")] = 0
+    foreign: Annotated[DeckFault, msgspec.Meta(description="cards of another back design")] = 0
 
 
 # protocols.codes.FaultCode, by name (kebab or snake case) or number (a test keeps them equal).

@@ -51,6 +51,10 @@ class Desk(Protocol):
     def drain(self) -> None: ...
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
+    def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
+        """The open-round gate (``shoe.service.deck``): the shoe's count and the checked deck, or a refusal."""
+        ...
+
     def raise_alarm(
         self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None
     ) -> None: ...
@@ -203,6 +207,13 @@ class RoundRun(ABC):
         or ``None``. The default has nothing to finish.
         """
         return None
+
+    def accepts_load(self) -> bool:
+        """Whether cards loaded into the shoe now belong to this round (DECK_LOADED while it deals: SPEC §11).
+
+        ``False`` (the default): a load on top of the round's deck mixes two decks, and the round is void.
+        """
+        return False
 
     def closed_answer(self, action: str) -> dict[str, Any] | None:
         """What ``action`` answers once this round is closed (while it is still the round shown).

@@ -24,13 +24,16 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from shoe.rules.mississippi import MisdealRecord, SeatSettlement
-from shoe.service.visibility import PAYLOADS, RECORDS, Before
+from shoe.service.visibility import PAYLOADS, RECORDS, VIEWS, Before
 
 if TYPE_CHECKING:  # errors imports this module (scrub_text)
     from shoe.service.errors import Role
     from shoe.service.visibility import Show
 
-__all__ = ["CARD_CODE", "mississippi_view", "project", "public_payload", "public_record", "scrub_text", "stud_view"]
+__all__ = [
+    "CARD_CODE", "mississippi_view", "project", "public_payload", "public_record", "public_view", "scrub_text",
+    "stud_view",
+]  # fmt: skip
 
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][cdhs])+(?![A-Za-z0-9])")
 """One card code (``As``) or a run of them written together (``AsKd7c``, a deck), as a word of its own."""
@@ -107,6 +110,11 @@ def public_payload(kind: str, data: Mapping[str, Any], role: Role | None = None)
     return None if declared is None else _shown(declared.rules(role), data, role)
 
 
+def public_view(name: str, data: Mapping[str, Any], role: Role | None = None) -> dict[str, Any]:
+    """One of the service's views (:data:`shoe.service.visibility.VIEWS`): only its declared fields."""
+    return _shown(VIEWS[name].rules(role), data, role)
+
+
 _DECISIONS = {"decide": "decision", "stud-action": "decision"}
 """Players' decisions are ``decision`` events; the dealer's steps keep their action's name."""
 _TYPES = {
@@ -120,6 +128,9 @@ _TYPES = {
     ("irregularity", "paused"): "round-paused",
     ("irregularity", "resumed"): "round-resumed",
     ("irregularity", "void"): "irregularity",
+    ("deck", "loaded"): "deck-loaded",  # the journal's facts; the ``deck`` event carries the deck view
+    ("deck", "checked"): "deck-checked",
+    ("deck", "released"): "deck-released",
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from shoe.journal import Journal, JournalError
@@ -31,6 +31,8 @@ FEED_REFILL = 2_000
 CHECKPOINT_EVERY_S = 30.0
 """Besides every round's close: acknowledged entries stay in the write-ahead log alone at most this long."""
 READ_TIMES_KEPT = 1024
+Observer = Callable[[str, Mapping[str, Any], str | None, str], list[dict[str, Any]]]
+"""``(kind, data, round_id, ts)`` of a committed entry -> the public events it makes."""
 
 
 class JournalSink:
@@ -49,6 +51,9 @@ class JournalSink:
         self._appends = 0  # append() calls so far, and their number when the item in hand began
         self._appends_before_item = 0
         self._checkpointed = (0, time.monotonic())  # (appends, when) at the last checkpoint
+        self.observers: list[Observer] = []
+        """Parts whose state follows the journal (the deck): each applies an entry once it is committed and
+        returns the public events the change makes (published with the entry)."""
 
     def open(self) -> tuple[JournalFacts, dict[str, Any]]:
         """Lock and open the journal, learn what it knows, refill the feed; the facts and what was adopted."""
@@ -69,7 +74,8 @@ class JournalSink:
         known = known_dispense_id(kind, data)  # only from the payloads that declare it (shoe.service.entries)
         if known is not None:
             self.known_dispense_id = max(self.known_dispense_id, known)
-        self.feed.publish(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data)
+        also = [event for observe in self.observers for event in observe(kind, entry.data, round_id, entry.ts)]
+        self.feed.publish(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data, also=also)
         if kind == "card" and data.get("dispense_id") is not None:
             self.metrics.inc("cards_total")
             started = self._read_times.pop((data["dispense_id"], data.get("position") or 0), None)

@@ -16,7 +16,7 @@ import msgspec
 from drivers.stacks import Stack
 from shoe.cards import Card
 from shoe.rules.profiles import Irregularity, get_profile
-from shoe.rules.stud import PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
+from shoe.rules.stud import BurnsReshuffled, PotAwarded, StudHand, StudRuleViolation, StudTableConfig, Target
 from shoe.rules.stud.errors import cite
 from shoe.rules.stud.states import PHASE_RULE
 from shoe.service import requests as rq
@@ -46,7 +46,8 @@ class StudRun(RoundRun):
         table = request.table.given()
         seats = stud_seats(request.seats)
         jurisdiction = get_profile(cls.game, request.jurisdiction or "NJ").jurisdiction
-        stub = desk.cards_remaining() or 52
+        remaining, deck = desk.deck_for_round()  # one checked deck a hand, as Mississippi (issue 12)
+        stub = 52 if remaining is None else remaining
         hand = StudHand(StudTableConfig.from_mapping(dict(table)), seats, stub_size=stub)
         opened = {
             "game": cls.game,
@@ -56,6 +57,7 @@ class StudRun(RoundRun):
             "stub_size": stub,
             "shoe": {"serial": desk.shoe_serial()},
             "records": [encode_record(r) for r in hand.records],
+            "deck": deck,
         }
         return cls(round_id, opened, hand), opened
 
@@ -144,6 +146,13 @@ class StudRun(RoundRun):
                 rule=cite(PHASE_RULE[self.hand.phase]),
             )
         raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
+
+    def accepts_load(self) -> bool:
+        """The burn cards reshuffled into the stub for 7th street (N.J.A.C. 13:47-20.35(h)) are loaded into the
+        shoe while the hand deals: due now, or just recorded and no card dealt since."""
+        step = self.hand.next_card
+        just = bool(self.hand.records) and isinstance(self.hand.records[-1], BurnsReshuffled)
+        return step is not None and (step.target is Target.RESHUFFLE or just)
 
     def closed_answer(self, action: str) -> dict[str, Any] | None:
         """``settle`` after the pot was awarded (the hand closes with its award): the awards, nothing journaled."""

@@ -8,7 +8,6 @@ learns for other threads (link state, identity, status) it writes into the :clas
 
 from __future__ import annotations
 
-import contextlib
 import queue
 import time
 from collections.abc import Callable
@@ -67,6 +66,7 @@ class LinkSupervisor:
         self.shown = shown
         self.current = current  # the round on the desk (its id for alarms; a paused one's announced stack)
         self.client: ShoeClient | None = None
+        self.transport: Transport | None = None  # the one the client was opened on (reopened ones reach the same shoe)
         self.boot_id: int | None = None
         self.alarm: dict[str, Any] | None = None
         """An open alarm that refuses new rounds until a technician acknowledges it (``clear-fault``)."""
@@ -88,7 +88,8 @@ class LinkSupervisor:
     def connect(self) -> bool:
         client: ShoeClient | None = None
         try:
-            client = ShoeClient(self.transport_factory(), timeouts=self.config.timeouts, resume=self.sink.last_event)
+            transport = self.transport_factory()
+            client = ShoeClient(transport, timeouts=self.config.timeouts, resume=self.sink.last_event)
             client.subscribe(self.post)
             client.connect()
             status = client.status()
@@ -105,6 +106,7 @@ class LinkSupervisor:
             return False
         self._connect_failing = False
         self.client, self.shown.link, self.boot_id = client, "up", status.boot_id
+        self.transport = transport  # the deck's load action finds an in-process emulator behind it
         self.shown.identity = render.identity(client.identity) if client.identity else None
         self.shown.status, self._status_at = render.status(status), time.monotonic()
         log.info(
@@ -116,12 +118,16 @@ class LinkSupervisor:
             log.warning("could not read the shoe's counters; its position is not checked", error=str(exc))
         return True
 
-    def poll_status(self, now: float) -> None:
-        """Refresh the shoe's status snapshot every ``STATUS_EVERY_S`` while the link is up."""
+    def poll_status(self, now: float) -> bool:
+        """Refresh the shoe's status snapshot every ``STATUS_EVERY_S`` while the link is up; True if it did."""
         if self.client is not None and self.shown.link == "up" and now - self._status_at > STATUS_EVERY_S:
             self._status_at = now
-            with contextlib.suppress(ShoeError):
+            try:
                 self.shown.status = render.status(self.client.status())
+            except ShoeError:
+                return False
+            return True
+        return False
 
     def close(self) -> None:
         if self.client is not None:

@@ -58,7 +58,7 @@ from shoe.service.entries import EntryKind
 if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which imports this one
     from shoe.service.errors import Role
 
-__all__ = ["ALWAYS", "NEVER", "PAYLOADS", "RECORDS", "TEXT", "Before", "Moment", "Show", "Visibility"]
+__all__ = ["ALWAYS", "NEVER", "PAYLOADS", "RECORDS", "TEXT", "VIEWS", "Before", "Moment", "Show", "Visibility"]
 
 
 class Moment(Enum):
@@ -223,6 +223,10 @@ _RECORD = Show(nested=True)
 _POSITION = {"known_dispense_id": ALWAYS, "boot_id": ALWAYS, "event_no": ALWAYS, "shoe": ALWAYS}
 """The shoe's position the owner adds to service, link and fault entries (serial, last event)."""
 
+_DECK_CHECK = {name: ALWAYS for name in ("ok", "count", "back", "missing", "extra", "duplicates", "foreign",
+                                         "unreadable", "checked_faces", "problems", "who")}  # fmt: skip
+"""A deck check's fields (the ``deck`` entry and the deck view's ``check``): counts, faces of a refused deck."""
+
 PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
     {
         EntryKind.ROUND_OPENED: _v(
@@ -234,6 +238,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             shoe=NEVER,
             cards_remaining=NEVER,
             records=NEVER,
+            deck=ALWAYS,  # the deck's number and back design: no card
         ),
         EntryKind.ROUND_CLOSED: _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
         EntryKind.CARD: _v(
@@ -327,6 +332,18 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             cards=NEVER,
         ),
         EntryKind.SERVICE: _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
+        # The deck cycle: a deck check's faces name cards of a deck that failed and is never dealt from (an
+        # accepted deck has none to name), in card order: never the load order (SPEC §9, §11).
+        EntryKind.DECK: _v(**_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS),
     }
 )
 """Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""
+
+VIEWS: Mapping[str, Visibility] = MappingProxyType(
+    {
+        "deck": _v(state=ALWAYS, deck_no=ALWAYS, count=ALWAYS, back=ALWAYS, expected_back=ALWAYS, backs=ALWAYS,
+                   check=ALWAYS, emulator=ALWAYS, hint=ALWAYS, actions=ALWAYS),  # check: shown as "deck-check"
+        "deck-check": _v(**_DECK_CHECK, at=ALWAYS),
+    }
+)  # fmt: skip
+"""The service's views that are not journal entries (GET /v1/deck and the ``deck`` event), field by field."""

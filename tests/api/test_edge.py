@@ -20,7 +20,7 @@ from shoe.api.errors import service_status
 from shoe.service import Role, ServiceError, TableService
 from tests.api.conftest import Client, RealShoed
 from tests.e2e.support import TOKENS
-from tests.service.conftest import Table, table_factory  # noqa: F401  (the fixture)
+from tests.service.conftest import Table, restack, table_factory  # noqa: F401  (the fixture)
 
 NY = '{"game": "mississippi-stud", "jurisdiction": "NY", %s}'
 SEAT1 = '"seats": [{"seat": 1, "ante": 500}]'
@@ -145,8 +145,9 @@ def short_deck(table_factory: Callable[..., Table]) -> Iterator[Client]:  # noqa
     )
     # The 53-card list: 51 dealt before 7th street, then the reshuffled burn and the common card (h): the
     # emulator holds, after the reshuffle, what the dealer loaded. It cannot count (a 53-card "deck").
-    table = table_factory(*script["shoe"], count_known=False)
+    table = table_factory(count_known=False)
     service = table.start()
+    restack(table.shoe, script["shoe"])  # after the deck check of the 52 loaded
     with ApiServer(service, "127.0.0.1", 0) as server:
         yield Client(server.address)
 

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import dataclasses
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,26 @@ def deck(*first: str) -> tuple[str, ...]:
     """A 52-card deck starting with ``first``, the rest in index order."""
     rest = [c.code for c in FULL_DECK if c.code not in first]
     return (*first, *rest)
+
+
+def smudge(shoe: EmulatedShoe, *numbers: int) -> None:
+    """Cards ``numbers`` (1-based, of the deck loaded at start) become unreadable now: after the deck check read
+    them (which refuses a deck with an unreadable card, SPEC §11), a smudge or a reader fault at the dispense."""
+    mech = shoe._mech
+    with shoe._cond:
+        for i, card in enumerate(mech.deck):
+            if card.number in numbers:
+                mech.deck[i] = dataclasses.replace(card, unreadable=True)
+
+
+def restack(shoe: EmulatedShoe, codes: Sequence[str]) -> None:
+    """After the deck check: the shoe holds ``codes`` (top first) instead. A script's list with a card twice
+    stands for cards the dealer puts back into the shoe later (seven-card stud's reshuffled burns), which a
+    deck check of the loaded deck cannot contain (SPEC §11)."""
+    from drivers.emulator.model import Card
+
+    with shoe._cond:
+        shoe._mech.deck = deque(Card(code, n, False) for n, code in enumerate(codes, 1))
 
 
 def entries(path: Path, **kwargs: Any) -> list[Entry]:

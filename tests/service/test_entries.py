@@ -30,12 +30,13 @@ from shoe.journal import Entry, Journal, JournalDataError
 from shoe.service import ServiceConfig, TableService
 from shoe.service import entries as en
 from shoe.service.codec import tagged_types
+from shoe.service.deck_payloads import DeckEvent
 from shoe.service.entries import EntryKind, check_entry, known_dispense_id, payload_types
 from shoe.service.payloads import CardEntry
 from shoe.service.recovery import scan_journal
 from shoe.service.visibility import PAYLOADS
 from tests.journal.fixtures.make_release_journal import Shift
-from tests.service.conftest import FAST, OBS, D, T, Table, deck
+from tests.service.conftest import FAST, OBS, D, T, Table, deck, restack
 from tests.service.powercut import card_of_stack, cut_power_during, decision
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,8 @@ OPEN = {
     "jurisdiction": "NY",
     "seats": [{"seat": 1, "ante": 1000}, {"seat": 2, "ante": 500}],
 }
-SUBS = (en.DecisionAction, en.IrregularityAction, en.LinkEvent, en.FaultEvent, en.TechnicianAction, en.ServiceEvent)
+SUBS = (en.DecisionAction, en.IrregularityAction, en.LinkEvent, en.FaultEvent, en.TechnicianAction, en.ServiceEvent,
+        DeckEvent)  # fmt: skip
 
 
 def _key(entry: Entry) -> tuple[str, str | None]:
@@ -90,7 +92,7 @@ def _copy(path: Path, tmp_path: Path) -> Path:
 def test_every_entry_of_the_first_release_fits_its_type(tmp_path: Path) -> None:
     with Journal.open(_copy(RELEASE, tmp_path)) as journal:
         seen = _check_all(journal.entries())
-    assert {kind for kind, _ in seen} == set(EntryKind) - {EntryKind.FAULT}  # it raised no fault
+    assert {kind for kind, _ in seen} == set(EntryKind) - {EntryKind.FAULT, EntryKind.DECK}  # no fault, no deck cycle
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +122,8 @@ def test_every_entry_a_shift_of_today_writes_fits_its_type(shift_journal: list[E
                 ("link", "lost"), ("link", "restored"), ("link", "resynced"), ("link", "shoe-position"),
                 ("technician", "maintenance-dispense"), ("technician", "clear-fault"),
                 ("technician", "verify-journal"), ("reveal", None), ("settlement", "mississippi-stud"),
-                ("settlement", "seven-card-stud"), ("fault", "raised")}  # fmt: skip
+                ("settlement", "seven-card-stud"), ("fault", "raised"),
+                ("deck", "loaded"), ("deck", "checked")}  # fmt: skip
     assert expected <= seen, sorted(map(str, expected - seen))
 
 
@@ -215,8 +218,9 @@ def test_a_forfeit_fits(table_factory: Callable[..., Table]) -> None:
 
 def test_an_eight_player_stud_hand_with_its_reshuffle_fits(table_factory: Callable[..., Table]) -> None:
     script = json.loads((ROOT / "examples" / "nj-seven-card-stud-short-deck.json").read_text(encoding="utf-8"))
-    table = table_factory(*script["shoe"], count_known=False)
+    table = table_factory(count_known=False)
     service = table.start()
+    restack(table.shoe, script["shoe"])  # the 53-card list: the burn reshuffled for 7th street comes again
     seats = [{"seat": s} for s in range(1, 9)]
     service.submit("open-round", {"game": "seven-card-stud", "jurisdiction": "NJ", "seats": seats,
                                   "table": {"ante": 0, "bring_in": 100, "small_bet": 200, "big_bet": 400}},
@@ -330,7 +334,8 @@ def test_every_kind_and_sub_action_the_service_writes_is_in_the_enums() -> None:
 
 def test_each_sub_action_enum_has_exactly_one_payload_type() -> None:
     types = payload_types()
-    for enum, kind in zip(SUBS, ("decision", "irregularity", "link", "fault", "technician", "service"), strict=True):
+    kinds = ("decision", "irregularity", "link", "fault", "technician", "service", "deck")
+    for enum, kind in zip(SUBS, kinds, strict=True):
         assert {s for k, s in types if k == kind} == {m.value for m in enum}, kind
     assert {k for k, _ in types} == set(EntryKind)
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -32,12 +33,14 @@ from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.journal import Entry, Journal, JournalDataError, JournalError
 from shoe.service import Role, ServiceError, TableService
+from shoe.service.config import ServiceConfig
 from shoe.service.core import GAMES
+from shoe.service.deck import DeckCycle
 from shoe.service.errors import ErrorKind
 from shoe.service.recovery import scan_journal
 from shoe.service.registry import ACTIONS
 from shoe.service.rounds import rebuild
-from shoe.service.snapshots import round_view
+from shoe.service.snapshots import Snapshots, round_view
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets
 
 SERVICE_ACTIONS: tuple[str, ...] = tuple(a.name for a in ACTIONS)
@@ -143,6 +146,11 @@ def _between_rounds(service: TableService) -> None:
     _submit(service, "void", {"cause": "other"})
 
 
+def _released(service: TableService) -> None:
+    """The deck the shoe started with released between rounds: the shoe is empty, awaiting a deck."""
+    _submit(service, "release-stub")
+
+
 @dataclass(frozen=True)
 class Scenario:
     setup: Callable[[TableService], None]
@@ -167,6 +175,8 @@ SCENARIOS: dict[str, Scenario] = {
     "stud-action": Scenario(_stud_dealt, _bring_in),
     "reshuffle-burns": Scenario(_stud_to_reshuffle),
     "void": Scenario(_ny("no-more-bets", "deal"), lambda s: {"cause": "other"}),
+    "load-deck": Scenario(_released),
+    "check-deck": Scenario(_nothing),
     "maintenance-dispense": Scenario(_nothing, lambda s: {"stacks": 2, "size": 2}, T),
     "clear-fault": Scenario(_nothing, lambda s: {}, T),
     "verify-journal": Scenario(_nothing, lambda s: {}, T),
@@ -241,8 +251,9 @@ class Injector:
         monkeypatch.setattr(Journal, "append", append)
 
 
-def journal_view(path: Path) -> dict[str, Any] | None:
-    """The round view as the journal alone gives it: the open round, else the last one, closed."""
+def journal_view(path: Path, deck_actions: list[str] | None = None) -> dict[str, Any] | None:
+    """The round view as the journal alone gives it: the open round, else the last one, closed (between rounds,
+    of the deck's actions those ``deck_actions`` names: the deck's own state is compared by ``deck_state``)."""
     with Journal.open(path) as journal:
         facts = scan_journal(journal)
         if facts.open_round is not None:
@@ -254,7 +265,17 @@ def journal_view(path: Path) -> dict[str, Any] | None:
             opened, entries, closed = last, list(journal.entries(round_id=last.round_id)), True
         run = rebuild(opened, entries, GAMES)
         run.closed = closed
-        return round_view(run)
+        return round_view(run, deck_actions)
+
+
+def deck_state(path: Path) -> str:
+    """The deck's state as the journal alone gives it (``DeckCycle.rebuild``, before the shoe is asked)."""
+    parts = SimpleNamespace(observers=[], transport=None, client=None)
+    cycle = DeckCycle(ServiceConfig(), parts, parts, Snapshots(link="up"), live=lambda: False,  # type: ignore[arg-type]
+                      void=lambda detail: None, drain=lambda: None)  # fmt: skip
+    with Journal.open(path) as journal:
+        cycle.rebuild(journal)
+    return cycle.state.value
 
 
 def unjournaled_stacks(table: Table) -> list[int]:
@@ -326,7 +347,11 @@ def test_a_failed_journal_write_leaves_memory_equal_to_the_journal(
             assert error.code == expected, f"{where}: {error.code} {error}"
         view = service.round_view(OBS)
         json.dumps(view)  # the view can be served again
-        assert view == journal_view(table.journal), f"{where}: memory is not what the journal holds"
+        deck = service.deck_view()
+        assert deck is not None
+        assert view == journal_view(table.journal, deck["actions"]), f"{where}: memory is not what the journal holds"
+        if mode != "disk":  # a restart asks the shoe what it holds (journaled)
+            assert deck["state"] == deck_state(table.journal), f"{where}: the deck is not what the journal holds"
         assert unjournaled_stacks(table) == [], f"{where}: the shoe moved cards the journal never saw"
         with Journal.open(table.journal) as journal:
             assert journal.verify().ok, where

@@ -15,7 +15,7 @@ from drivers.errors import ShoeProtocolError
 from protocols.codes import NakCode
 from shoe.journal import Journal
 from shoe.service import TableService
-from tests.service.conftest import FAST, OBS, D, Table, finish_streets
+from tests.service.conftest import FAST, OBS, D, Table, finish_streets, smudge
 from tests.service.powercut import card_of_stack, cut_power_during, decision, stack_ordered
 from tests.service.recovery_support import OPEN, irregularities, pty_table_at, state_of
 
@@ -185,8 +185,9 @@ def test_a_stub_released_unjournaled_by_a_shoe_that_cannot_count_voids_the_round
 def test_stud_power_cut_between_an_unreadable_card_and_the_void_journals_the_card_once(
     table_factory: Callable[..., Table],
 ) -> None:
-    table = table_factory(unreadable_at=(3,))
+    table = table_factory()
     first = table.start()
+    smudge(table.shoe, 3)  # read at the deck check, not at the dispense
     first.submit("open-round", {"game": "seven-card-stud", "seats": [1, 2],
                                 "table": {"bring_in": 50, "small_bet": 100, "big_bet": 200}}, D)  # fmt: skip
     cut_power_during(first, "deal", lambda kind, data: kind == "irregularity" and data.get("action") == "void")

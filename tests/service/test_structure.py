@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import shoe.service
+from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
 from shoe.service.owner import Owner
 from shoe.service.sink import JournalSink
@@ -23,7 +24,7 @@ def test_no_service_module_is_over_the_limit() -> None:
 
 
 def test_the_owner_is_composed_of_parts_not_mixins() -> None:
-    for part in (Owner, JournalSink, LinkSupervisor, RoundDesk, Snapshots):
+    for part in (Owner, JournalSink, LinkSupervisor, RoundDesk, Snapshots, DeckCycle):
         assert part.__bases__ == (object,), part
     owner_attributes = {
         node.attr
@@ -32,7 +33,7 @@ def test_the_owner_is_composed_of_parts_not_mixins() -> None:
         and isinstance(node.ctx, ast.Store)
     }  # fmt: skip
     assert owner_attributes == {"config", "metrics", "games", "inbox", "deferred", "stopping", "shown", "sink",
-                                "supervisor", "desk"}  # fmt: skip
+                                "supervisor", "desk", "deck"}  # fmt: skip
 
 
 def test_the_service_knows_no_http_status() -> None:
