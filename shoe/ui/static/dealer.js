@@ -871,3 +871,5 @@ withAuth("Dealer", () => api("GET", "/v1/status")).then((status) => {
   feed.start();
 }).catch(() => feed.start());
 setInterval(() => { if (S.feed === "live") refreshStatus(); }, 10000);
+// The count the shoe senses moves without an event (the service re-reads the shoe's status every 5 s).
+setInterval(() => { if (S.feed === "live") refreshDeck(); }, 5000);
