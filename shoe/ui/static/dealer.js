@@ -11,7 +11,7 @@ import { api, ApiError, authHeaders, askToken, initToken, withAuth } from "./api
 import { EventFeed } from "./events.js";
 import { statusChaser } from "./status.js";
 import { back, card, cents, h, handName, money, placeholder, streetName } from "./cards.js";
-import { deckPrompt, deckStrip, holds, offers, readDeck } from "./deck.js";
+import { deckPrompt, deckStrip, holds, offers, plainHint, readDeck } from "./deck.js";
 
 initToken("dealer");
 
@@ -333,7 +333,7 @@ function studPlan(v) {
  * (the deck view's actions; the load only on an emulator). The step the state calls for comes first. */
 function deckPlan(deck) {
   const prompt = deckPrompt(deck);
-  const p = { title: prompt.title, text: prompt.text, problems: prompt.problems, rule: prompt.hint, actions: [], secondary: [] };
+  const p = { title: prompt.title, text: prompt.text, problems: prompt.problems, rule: plainHint(prompt.hint), actions: [], secondary: [] };
   const refused = deck.state === "refused", loaded = deck.state === "loaded";
   const release = action("release-stub", refused ? "Remove the refused deck" : "Release the stub", "the shoe empties: cards to the discard rack",
     post("/v1/round/release-stub"), { wide: true, kind: loaded ? "quiet" : "step" });
@@ -793,7 +793,7 @@ function renderPanel() {
 
 function renderDeck() {
   const box = $("deck");
-  const strip = S.deck ? [deckStrip(S.deck)] : [];
+  const strip = S.deck ? [deckStrip(S.deck, live(S.view))] : [];
   const key = strip.map((n) => n.outerHTML).join("");
   if (box.dataset.key === key) return;
   box.dataset.key = key;

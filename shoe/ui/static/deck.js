@@ -70,11 +70,18 @@ export function holds(deck) {
   return parts.join(" · ");
 }
 
-/** The deck strip of the dealer's panel: deck number, state, what the shoe holds, the check. */
-export function deckStrip(deck) {
-  const state = DECK_STATES[deck.state] || deck.state;
+/** The service's hint in the dealer's words: without the API paths it names for other clients. */
+export function plainHint(hint) {
+  return String(hint || "").replace(/\s*\((?:[^()]*: )?POST \/v1\/[^()]*\)/g, "").replace(/:\s*POST \/v1\/\S+/g, "").trim();
+}
+
+/** The deck strip of the dealer's panel: deck number, state, what the shoe holds, the check. ``live``: a
+ * round is live (Mississippi releases its stub within the round: the shoe is then empty, as it should be). */
+export function deckStrip(deck, live = false) {
+  const released = live && deck.state === "awaiting-deck";
+  const state = released ? "In play: the stub is released" : DECK_STATES[deck.state] || deck.state;
   const bad = deck.state === "refused" || (deck.check && deck.check.ok === false);
-  const good = deck.state === "checked" || deck.state === "in-play";
+  const good = deck.state === "checked" || deck.state === "in-play" || released;
   return h("div", { class: `deck-strip ${bad ? "bad" : good ? "ok" : "warn"}`, dataset: { deckState: deck.state } },
     h("span", { class: "deck-state" }, `Deck${deck.deck_no ? ` #${deck.deck_no}` : ""}: ${state}`),
     h("span", { class: "deck-holds" }, `In the shoe: ${holds(deck)}`),
