@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._probes import Http, HttpError, SseReader  # re-exported for bench/service.py
 from drivers.emulator import EmulatedShoe, EmulatorConfig, PtyServer
+from drivers.emulator.control import ControlServer
 from protocols import codec
 from protocols import messages as m
 from protocols.cards import ALL_CODES
@@ -300,6 +301,7 @@ def _emulate(args: argparse.Namespace) -> None:
     first = tuple(args.deck.split(",")) if args.deck else tuple(_deck(rng))
     shoe = EmulatedShoe(EmulatorConfig(deck=first, corrupt_rate=args.corrupt_rate, event_resend_s=args.event_resend_s))
     server = StampingPtyServer(shoe, link=args.link)
+    control = ControlServer(shoe, args.control) if args.control else None  # the dealer's load-deck, via shoed
     unplugs = 0
 
     def load(codes: str) -> str:
@@ -330,8 +332,11 @@ def _emulate(args: argparse.Namespace) -> None:
             "unplug": unplug,
             "stats": stats,
             "stamps": lambda _: json.dumps(dict(server.stamps)),
+            "deck": lambda _: ",".join(card.code for card in shoe._mech.deck),  # the bench's truth (soak ledger)
         })  # fmt: skip
     finally:
+        if control is not None:
+            control.close()
         server.close()
         shoe.close()
 
@@ -370,6 +375,7 @@ def child_main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--corrupt-rate", type=float, default=0.0)
     p.add_argument("--event-resend-s", type=float, default=0.2)
     p.add_argument("--replug-max-s", type=float, default=0.5)
+    p.add_argument("--control", default="", help="serve the dealer's deck loading on this Unix socket")
     p = sub.add_parser("serve-emu", help="the table service and its API with an in-process emulated shoe")
     p.add_argument("--journal", required=True)
     p.add_argument("--seed", type=int, default=1)

@@ -29,7 +29,7 @@ from bench._proc import rss_kib, vm_kib
 from bench._shoed import EmulatorProcess, ShoedProcess
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
-from drivers.emulator.deck import DeckLoad
+from drivers.emulator.control import ControlServer
 from drivers.emulator.mitm import Injector, ManInTheMiddle, MitmState
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
@@ -51,8 +51,9 @@ class Table(Protocol):
 
     def submit(self, action: str, params: Mapping[str, Any]) -> dict[str, Any]: ...
     def round_view(self) -> dict[str, Any] | None: ...
-    def load(self, deck: list[str]) -> None:
-        """Load a deck into the shoe; ValueError while cards are still in it."""
+    def deck_view(self) -> dict[str, Any]: ...  # GET /v1/deck; the dealer loads through submit("load-deck")
+    def deck_order(self) -> list[str]:
+        """The bench's truth (never the dealer's): the emulated shoe's cards now, for the community check."""
 
 
 @dataclass
@@ -172,8 +173,11 @@ class InprocRig:
             sniffer = Sniffer(opener(), self.seen, self.truth)
             return sniffer if injector is None else ManInTheMiddle(sniffer, [], injector=injector, state=self.mitm)
 
+        # load-deck reaches the shoe by its control socket (the sniffer hides the in-process emulator)
+        self.control = ControlServer(self.shoe, settings.workdir / "control.sock")
         service_config = ServiceConfig(shoe_port=port, journal=settings.journal, timeouts=settings.timeouts,
-                               take_timeout=10.0, submit_timeout=60.0, table="soak")  # fmt: skip
+                                       take_timeout=10.0, submit_timeout=60.0, table="soak",
+                                       emulator_control=settings.workdir / "control.sock")  # fmt: skip
         self.service = TableService(service_config, transport_factory=factory)
         self.service.start()
         self.unplugger = Unplugger(self._pull, settings.unplug_every_s, random.Random(settings.seed + 1))
@@ -189,8 +193,12 @@ class InprocRig:
     def round_view(self) -> dict[str, Any] | None:
         return self.service.round_view(Role.DEALER)
 
-    def load(self, deck: list[str]) -> None:
-        self.shoe.load_deck(DeckLoad(order=tuple(deck)))  # the dealer's action (SPEC §11): DECK_LOADED follows
+    def deck_view(self) -> dict[str, Any]:
+        return self.service.deck_view() or {"state": "unknown"}
+
+    def deck_order(self) -> list[str]:
+        with self.shoe._cond:  # the truth side of the bench (as EmulatedShoe.dispensed), never shown to a dealer
+            return [card.code for card in self.shoe._mech.deck]
 
     def rss_mb(self) -> float:
         return rss_kib("self") / 1024
@@ -203,6 +211,7 @@ class InprocRig:
         rss_peak = max(vm_kib("self", "VmHWM") / 1024, rss_end)
         counters = self.service.metrics_snapshot().get("counters", {})
         self.service.stop()
+        self.control.close()
         if self.server is not None:
             self.server.close()
         stats = self.shoe.stats
@@ -230,12 +239,15 @@ ROUTES = {
     "reveal": "/v1/round/reveal",
     "settle": "/v1/round/settle",
     "void": "/v1/round/void",
+    "load-deck": "/v1/deck/load",
+    "check-deck": "/v1/deck/check",
 }
 
 
 def _toml_config(settings: Settings) -> str:
     lines = ["[shoe]", "take_timeout = 10.0", "", "[shoe.timeouts]"]
     lines += [f"{name} = {value!r}" for name, value in vars(settings.timeouts).items()]
+    lines.insert(2, f'emulator_control = "{settings.workdir / "control.sock"}"')  # the dealer's load-deck
     lines += ["", "[service]", 'table = "soak"', "submit_timeout = 60.0", ""]
     return "\n".join(lines)
 
@@ -250,6 +262,7 @@ class ShoedRig:
             work / "shoe0", work / "emulator.log", settings.seed,
             "--deck", ",".join(settings.first_deck), "--corrupt-rate", str(settings.corrupt_rate),
             "--event-resend-s", str(EVENT_RESEND_S), "--replug-max-s", str(settings.replug_max_s),
+            "--control", str(work / "control.sock"),
         )  # fmt: skip
         config = work / "shoed.toml"
         config.write_text(_toml_config(settings), encoding="utf-8")
@@ -274,8 +287,11 @@ class ShoedRig:
         view = self.http.get_json("/v1/round")["round"]
         return dict(view) if view is not None else None
 
-    def load(self, deck: list[str]) -> None:
-        self.emulator.load(deck)
+    def deck_view(self) -> dict[str, Any]:
+        return dict(self.http.get_json("/v1/deck"))
+
+    def deck_order(self) -> list[str]:
+        return self.emulator.command("deck").split(",")
 
     def rss_mb(self) -> float:
         return rss_kib(self.shoed.pid) / 1024

@@ -78,6 +78,7 @@ class DeckCycle:
         self._loading_by: str | None = None  # the role whose load action is waiting for its DECK_LOADED
         self._absorb: int | None = None  # a DECK_LOADED of this count repeats the load found at connect
         self._replaying = False
+        self._touched = True  # a stack was asked of the shoe in the round dealing from the deck
         self._shown_view: dict[str, Any] | None = None
         sink.observers.append(self.note)
 
@@ -90,12 +91,16 @@ class DeckCycle:
         if kind == "deck":
             self._apply(data, ts)
         elif kind == "round-opened":
-            self.state = DeckState.IN_PLAY
+            self.state, self._touched = DeckState.IN_PLAY, False
             deck = data.get("deck")
             if isinstance(deck, Mapping):
                 self.dealt_back = str(deck.get("back") or "") or None
+        elif kind == "decision" and data.get("action") == "stack-for-seat":
+            self._touched = True  # the shoe was asked for cards: the deck is no longer whole
         elif kind == "round-closed" and self.state is DeckState.IN_PLAY:
-            self.state = DeckState.USED  # the round is over, its stub is still in the shoe
+            # the round is over: its stub is still in the shoe; a round voided before any stack leaves the
+            # deck whole and checked (the gate still compares the shoe's count with the check's)
+            self.state = DeckState.USED if self._touched else DeckState.CHECKED
         elif (kind == "decision" and data.get("action") == "release-stub") or (
             kind == "link" and data.get("event") == "stub-recovered"
         ):

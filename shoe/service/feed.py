@@ -44,7 +44,7 @@ class EventFeed:
         with the entry's cursor in the same step, so a reader never sees the cursor without them.
         """
         events = project(seq, ts, kind, round_id, data)
-        events += [{"cursor": seq, "ts": ts, "round_id": round_id, **event} for event in also]
+        events += [{"cursor": seq, "ts": ts, "round_id": None, **event} for event in also]  # the table's, not a round's
         with self._cond:
             self._events.extend(events)
             self._latest = max(self._latest, seq)

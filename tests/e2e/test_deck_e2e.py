@@ -177,6 +177,8 @@ def test_alternating_backs_refuse_the_wrong_back(deck_table: Callable[..., DeckT
     assert table.wait_deck("checked")["expected_back"] is None  # the first deck: any of the table's backs
     api.post("/v1/rounds", OPEN_NY)
     assert table.deck()["state"] == "in-play"
+    api.post("/v1/round/no-more-bets")
+    api.post("/v1/round/deal")
     api.post("/v1/round/void", {"cause": "other"})
     assert table.deck()["state"] == "used" and table.deck()["expected_back"] == "blue"
     api.post("/v1/round/release-stub")

@@ -117,12 +117,22 @@ def test_backs_alternate_after_the_deck_dealt() -> None:
     deck, sink, _ = cycle(deck_backs=("red", "blue"))
     assert deck.expected_back() is None  # no deck dealt yet: any of the table's
     sink.append("round-opened", {"deck": {"deck_no": 1, "back": "red"}}, "r1")
+    sink.append("decision", {"action": "stack-for-seat", "seat": 1}, "r1")
     sink.append("round-closed", {"outcome": "complete"}, "r1")
     assert (deck.state, deck.expected_back()) == (DeckState.USED, "blue")
     sink.append("deck", {"event": "released", "count": 20, "who": "dealer"}, None)
     deck.on_loaded(m.DeckLoaded(3, 52, "red"))  # FULL's back is red: the wrong one now
     assert deck.state is DeckState.REFUSED and deck.check is not None
     assert "back 'red', expected 'blue'" in deck.check["problems"]
+
+
+def test_a_round_voided_before_any_stack_leaves_the_deck_checked() -> None:
+    deck, sink, _ = cycle()
+    deck.on_loaded(m.DeckLoaded(1, 52, "red"))
+    sink.append("round-opened", {"deck": {"deck_no": 1, "back": "red"}}, "r1")
+    sink.append("round-closed", {"outcome": "void"}, "r1")
+    assert deck.state is DeckState.CHECKED  # no card left the shoe: the gate compares the count again
+    assert deck.for_round() == (52, {"deck_no": 1, "back": "red"})
 
 
 def test_cards_loaded_on_a_live_rounds_deck_void_the_round() -> None:

@@ -141,9 +141,7 @@ def test_void_returns_every_wager_and_the_shoe_must_be_reloaded(table_factory: A
     service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY", "seats": one}, D)
 
 
-@pytest.mark.parametrize(
-    ("config", "cause"), [({}, "unreadable-card"), ({"jam_at": 3}, "bad-stack")]
-)
+@pytest.mark.parametrize(("config", "cause"), [({}, "unreadable-card"), ({"jam_at": 3}, "bad-stack")])
 def test_an_irregular_stack_is_a_misdeal(table_factory: Any, config: dict[str, Any], cause: str) -> None:
     table = table_factory(**config)
     service = table.start()
