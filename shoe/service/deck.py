@@ -19,6 +19,7 @@ never dealt from, in card order (never the load order, SPEC §9).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -372,7 +373,10 @@ class DeckCycle:
             self._catch_up(client)
         if self.state is not DeckState.CHECKED:
             why = "; ".join((self.check or {}).get("problems") or []) if self.state is DeckState.REFUSED else ""
-            raise ServiceError("deck-not-ready", f"the deck is {self.state.value}{f' ({why})' if why else ''}: "
+            with contextlib.suppress(ShoeError):
+                self.count = _remaining(client)
+            held = "" if self.count is None else f", the shoe holds {self.count} cards"
+            raise ServiceError("deck-not-ready", f"the deck is {self.state.value}{f' ({why})' if why else ''}{held}: "
                                "a round opens only on a checked deck", hint=HINTS[self.state])  # fmt: skip
         try:
             remaining = _remaining(client, confirm=True)

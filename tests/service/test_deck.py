@@ -257,3 +257,15 @@ def test_a_shoe_that_is_not_an_emulator_has_no_load_action(pty_table: Table) -> 
     assert wait_state(service, "checked")["check"]["who"] == "shoed"
     loaded = [e.data["who"] for e in pty_table.entries(kinds=("deck",)) if e.data["event"] == "loaded"]
     assert loaded == ["status", "shoe"]
+
+
+def test_every_field_of_the_deck_view_is_declared(table_factory: Callable[..., Table]) -> None:
+    """The view goes out through its allow-list (shoe.service.visibility.VIEWS): a field added to the view but
+    not declared would silently vanish, so the declared fields are exactly the view's."""
+    from shoe.service.visibility import VIEWS
+
+    service = table_factory().start()
+    view = deck_of(service)
+    assert set(view) == set(VIEWS["deck"].fields)
+    assert set(view["check"]) == set(VIEWS["deck-check"].fields)
+    assert service.health()["deck"] == view

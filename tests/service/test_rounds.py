@@ -298,7 +298,14 @@ def test_the_round_view_lists_the_actions_callable_now(table_factory: Any) -> No
     service.submit("void", {"cause": "other"}, D)
     closed = service.round_view(OBS)
     assert closed is not None and closed["closed"] is True
-    assert closed["actions"] == ["open-round", "release-stub", "maintenance-dispense", "clear-fault", "verify-journal"]
+    assert closed["actions"] == [  # voided before any stack: the deck is whole, still checked (check or release it)
+        "open-round",
+        "release-stub",
+        "check-deck",
+        "maintenance-dispense",
+        "clear-fault",
+        "verify-journal",
+    ]
     service.submit("release-stub", {}, D)
     table.shoe.load(deck())
     stud = {"game": "seven-card-stud", "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}}
