@@ -35,6 +35,7 @@ from shoe.service.metrics import Live, Metrics
 from shoe.service.mississippi import MississippiRun
 from shoe.service.owner import Command, Owner, ShoeItem
 from shoe.service.rounds import RoundRun
+from shoe.service.secrecy import public_view
 from shoe.service.stud import StudRun
 
 __all__ = ["GAMES", "TableService"]
@@ -278,5 +279,6 @@ def _read_counters(owner: Owner, cmd: Command) -> None:
                                               kind=ErrorKind.INTERNAL))  # fmt: skip
         raise
     read_at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    answer = {"shoe": owner.supervisor.shoe_serial(), "read_at": read_at, "counters": present.counters(counters)}
-    cmd.future.set_result(answer)
+    figures = public_view("shoe-counters-figures", present.counters(counters))  # only its declared fields
+    answer = {"shoe": owner.supervisor.shoe_serial(), "read_at": read_at, "counters": figures}
+    cmd.future.set_result(public_view("shoe-counters", answer))

@@ -17,6 +17,7 @@ import pytest
 from shoe.api import ApiServer
 from shoe.api.openapi import build_document
 from shoe.service import Role, TableService
+from shoe.service.visibility import VIEWS
 from tests.api.conftest import TOKEN_OF, Client
 
 PATH = "/v1/shoe/counters"
@@ -39,9 +40,10 @@ def _schema() -> dict[str, Any]:
 
 def test_the_shoe_counters_are_the_shoes_own_lifetime_figures_read_now(client: Client) -> None:
     before = client.ok("GET", PATH)
-    schema = _schema()  # the answer has exactly the fields the OpenAPI document declares
-    assert set(before) == set(schema["required"]) == set(schema["properties"])
-    assert set(before["counters"]) == set(schema["properties"]["counters"]["required"]) == FIELDS
+    schema = _schema()  # the answer has exactly the fields its allow-list and the OpenAPI document declare
+    assert set(before) == set(VIEWS["shoe-counters"].fields) == set(schema["required"]) == set(schema["properties"])
+    figures = schema["properties"]["counters"]["required"]
+    assert set(before["counters"]) == set(VIEWS["shoe-counters-figures"].fields) == set(figures) == FIELDS
     assert before["shoe"] == "EMU0001"
     assert before["counters"]["cards"] == 0 and before["counters"]["stacks"] == 0
     done = client.post("/v1/maintenance/dispense", {"stacks": 2, "size": 3})
