@@ -39,6 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import _report as report
 from shoe.cards import FULL_DECK
 from shoe.hands import tables
 from shoe.hands.fast import rank5, rank7
@@ -60,6 +61,15 @@ Make = Callable[[int], tuple[Convert, Run, Value]]
 def five_card_hands(quick: bool) -> list[Hand]:
     allhands = combinations(range(52), 5)
     return list(islice(allhands, 0, None, 26)) if quick else list(allhands)
+
+
+def hand_set(n: int, count: int, quick: bool) -> str:
+    """What the ``N-card`` label stands for: which hands, how many."""
+    if n == 5:
+        which = "every 26th of all 2,598,960 in lexicographic order (--quick)" if quick else "all of them"
+        return f"{count:,} five-card hands: {which}"
+    which = "the first 10,000 of" if quick else "all of"
+    return f"{count:,} seven-card hands: {which} a sample of 100,000 drawn with random.Random({SEED})"
 
 
 def seven_card_hands(quick: bool) -> list[Hand]:
@@ -173,7 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     tables.build()
-    print(f"tables  ours  build {time.perf_counter() - t0:.3f} s")
+    report.define("ours", "shoe.hands.fast rank5/rank7, pure Python; a ratio ours/X is our rate over X's")
+    report.figure("tables build (ours, once per process)", time.perf_counter() - t0, "s")
 
     evaluators: list[tuple[str, Make | None, str]] = [("ours", ours, "pure")]
     pure_refs: tuple[tuple[str, Make], ...] = (("treys", treys_make), ("pokerkit", pokerkit_make))
@@ -196,13 +207,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         evaluators.append(("phevaluator-py", phevaluator_make(load_phevaluator_py(args.phevaluator_py)), "pure"))
     for name, maybe, kind in evaluators:
         if maybe is None:
-            print(f"{'-':14s} {name:15s} skipped: {kind}")
+            report.skipped(name, kind)
     present = [(name, make, kind) for name, make, kind in evaluators if make is not None]
     repeat = args.repeat or (2 if args.quick else 1)
 
     gc.disable()
     for n, hands in ((5, five_card_hands(args.quick)), (7, seven_card_hands(args.quick))):
-        label = f"{n}-card/{len(hands)}"
+        label = f"{n}-card"
+        report.define(f"{label} set", hand_set(n, len(hands), args.quick))
         ref = rank5 if n == 5 else rank7
         setups = {name: make(n) for name, make, _ in present}
         seconds = dict.fromkeys(setups, 0.0)
@@ -221,20 +233,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seconds[name] += best
         rates = {name: len(hands) / t for name, t in seconds.items()}
         for name, _, kind in present:
-            note = "" if kind == "pure" else f"  [{kind}; not a pure-Python reference]"
+            notes = [] if kind == "pure" else [f"{kind}; not a pure-Python reference"]
             if disagree[name]:
-                note += f"  [DISAGREES with ours on {disagree[name]} of the first {CHECK} hands]"
-            print(f"{label:14s} {name:15s} {rates[name]:12,.0f} evals/s{note}")
+                notes.append(f"DISAGREES with ours on {disagree[name]} of the first {CHECK} hands")
+            report.figure(f"{label} {name}", rates[name], "evals/s", note="; ".join(notes))
         refs = {name: rates[name] for name, _, kind in present if kind == "pure" and name != "ours"}
         if refs:
             top = max(refs, key=refs.__getitem__)
-            print(
-                f"{label:14s} {'ratio':15s} {rates['ours'] / refs[top]:12.2f} x  ours / fastest pure-Python "
-                f"reference ({top})"
-            )
+            report.ratio(f"{label} ours/{top}", rates["ours"] / refs[top], f"{top}, the fastest pure-Python reference")
         for name, _, kind in present:
             if kind != "pure":
-                print(f"{label:14s} {'ratio':15s} {rates['ours'] / rates[name]:12.2f} x  ours / {name} (native)")
+                report.ratio(f"{label} ours/{name}", rates["ours"] / rates[name], f"{name}, native code")
     gc.enable()
     return 0
 

@@ -2,22 +2,22 @@
 """Protocol and link benchmarks (issue 2). One line per figure.
 
 - frames per second encoded, and decoded through the incremental deframer, on one core, for a typical
-  CARD_READ event frame and a 2-card STACK_READY, against the physical limit: frames per second of the
-  same size at 115,200 baud with 10 bits per byte;
+  CARD_READ event frame and a 2-card STACK_READY, as a ratio against the physical limit: frames per
+  second of the same size at 115,200 baud with 10 bits per byte;
 - dispense round-trip latency (request sent -> stack complete) over the pty and TCP paths with the
-  instant emulator: median and p99.
+  instant emulator: median, p99 (from 100 samples on; --quick has 26) and max.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _report as report
 from drivers.client import ShoeClient
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty, serve_tcp
 from drivers.serial_transport import SerialTransport
@@ -56,10 +56,9 @@ def codec_rates(seconds: float) -> None:
             n += 1000
         dec = n / (time.perf_counter() - start)
         limit = BAUD_BYTES_PER_S / len(wire)
-        print(f"encode {name} ({len(wire)} B): {enc:,.0f} frames/s = {enc / limit:,.0f}x the 115200-baud limit "
-              f"of {limit:,.0f} frames/s")  # fmt: skip
-        print(f"decode {name} ({len(wire)} B): {dec:,.0f} frames/s = {dec / limit:,.0f}x the 115200-baud limit "
-              f"of {limit:,.0f} frames/s")  # fmt: skip
+        reference = f"the 115,200-baud limit of {limit:,.0f} frames/s"
+        report.figure(f"encode {name} ({len(wire)} B)", enc, "frames/s", vs=(enc / limit, reference))
+        report.figure(f"decode {name} ({len(wire)} B)", dec, "frames/s", vs=(dec / limit, reference))
 
 
 def latency(kind: str, stacks: int) -> None:
@@ -85,10 +84,8 @@ def latency(kind: str, stacks: int) -> None:
         client.close()
         server.close()
         shoe.close()
-    times.sort()
-    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    print(f"dispense round trip over {kind} (instant emulator, {len(times)} stacks): "
-          f"median {statistics.median(times):.2f} ms, p99 {p99:.2f} ms")  # fmt: skip
+    seconds = [t / 1000 for t in times]
+    report.say(f"dispense round trip over {kind}, 2-card stacks, instant emulator: {report.distribution(seconds)}")
 
 
 def main() -> None:
@@ -96,6 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short runs (well under a minute)")
     args = parser.parse_args()
+    report.define("dispense round trip", "the DISPENSE request sent -> its stack complete (STACK_READY decoded)")
     codec_rates(0.5 if args.quick else 3.0)
     for kind in ("pty", "tcp"):
         latency(kind, 26 if args.quick else 200)

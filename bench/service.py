@@ -9,41 +9,18 @@ playing 1x on each street: open, no more bets, deal, release the stub, three str
 and reveals (scanned by the shoe's reader), settle. Between rounds the bench loads a fresh shuffled
 deck into the emulator (the dealer's job: after the stub is released the shoe is empty), untimed.
 
-Figures, in the order printed:
-
-- **idle**: CPU (``/proc/PID/stat`` utime + stime over a wall-clock window, % of one core), wake-ups
-  per second (voluntary context switches of all its threads) and RSS (``VmRSS``) of ``shoed`` with
-  the shoe connected and no client, then with one event stream open;
-- **latency, card-read frame -> event on the stream**, measured on one clock: the emulator notes
-  ``time.monotonic()`` (``CLOCK_MONOTONIC``, the same clock in every process on the host) right after
-  writing each CARD_READ frame into the pty; a raw-socket ``GET /v1/events`` reader in this process
-  notes it right after the ``recv`` that completes the ``stack-dealt`` event announcing that card's
-  stack (a Mississippi card entry has no event of its own). Both ends are outside ``shoed``, so the
-  figure includes the pty hop and the loopback hop: an upper bound on frame in -> event written.
-  Over the keep-alive rounds (requests paced by the HTTP layer's stall, below) and over a quarter as
-  many rounds as the throughput run with one connection per request (requests back to back), apart,
-  as TCP's delayed ACK and Nagle on the stream depend on that pace;
-- the service's own **``shoe_event_latency_seconds``** histogram from ``/metrics`` over the same
-  cards (from the link thread handing over the decoded frame to the card's journal entry published
-  to the feed, before the stream writes anything): median and p99 interpolated in its buckets as
-  Prometheus' ``histogram_quantile`` does, and the exact mean;
-- **client view**: the ``deal`` POST sent -> each ``stack-dealt`` received on the stream;
-- **rounds per second** end to end over HTTP, each run after one untimed warm-up round, with the
-  CPU time per round of the serving process and against the rate the mechanism alone allows with
-  the emulator's ``realistic`` timing profile: ``shoed`` on the pty over one keep-alive connection
-  with the stream open (the latency rounds; few, as each request there stalls ~40 ms: the API writes
-  a response's headers and body in two sends with Nagle's algorithm on, so the body waits for the
-  client's delayed ACK of the headers), then ``shoed`` with one connection per request and no
-  stream; then both ways against the service with the emulator in its own process (``emu://``;
-  ``bench/_shoed.py serve-emu``, because an ``emu://`` shoe inside ``shoed`` cannot be given a new
-  deck);
-- the journal: records per round and the fsync cost of the journal's file system;
-- ``shoed``'s RSS idle, after the warm-up round (the hand evaluator's tables are built on first use)
-  and after the timed rounds (the event feed keeps the last 10,000 events in memory);
-- **event stream cost**: ``shoed``'s CPU per round with one stream open against none, in
-  alternating blocks after the timed rounds (so at the feed size they left: full after the default
-  run, as in a service that has run for a while);
-- context: CPUs and load average, since the host is shared and load skews every figure.
+Printed through ``bench/_report.py``: one short line per figure, each with its unit and what a ratio
+is against; a ``label = meaning`` line explains each label before the figures that use it. In order:
+idle CPU, wake-ups and RSS (no client, then one event stream open); the latency of a card-read frame
+-> its event on the stream (keep-alive rounds paced by the HTTP layer's ~40 ms stall, then
+connection-per-request rounds back to back), the service's own ``shoe_event_latency_seconds``
+histogram over the same cards (median and p99 as Prometheus' ``histogram_quantile``, exact mean),
+and the client's view (deal POST -> each stack-dealt); rounds per second end to end (after one
+untimed warm-up round) for shoed on the pty and for the service with the emulator in its process
+(``emu://``; ``bench/_shoed.py serve-emu``), each with CPU per round, journal commits per second and
+the ratio against the rate the mechanism alone allows with the emulator's ``realistic`` timing; the
+journal's records per round and fsync cost; shoed's RSS after the warm-up and the timed rounds; the
+event stream's CPU cost (alternating blocks with and without one open); the host's CPUs and load.
 """
 
 from __future__ import annotations
@@ -62,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _report as report
 from bench._proc import CLK_TCK, cpu_seconds, idle_cpu, rss_kib
 from bench._shoed import EmulatorProcess, Http, InprocServer, ShoedProcess, SseReader
 from drivers.emulator.timing import REALISTIC
@@ -75,12 +53,7 @@ def p99(values: Sequence[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.2f} ms"
-
-
-def dist(seconds: Sequence[float]) -> str:
-    return f"median {ms(statistics.median(seconds))}, p99 {ms(p99(seconds))}"
+ms, dist = report.ms, report.distribution
 
 
 # -- a round --------------------------------------------------------------------------------------------
@@ -179,16 +152,26 @@ def fsync_ms(folder: Path, n: int = 200) -> tuple[float, float]:
     return statistics.median(times) * 1000, p99(times) * 1000
 
 
-def rounds_line(where: str, how: str, played: Played, *, seats: int, records: float, cpu_s: float, cpu_who: str) -> str:
+def rounds_lines(tag: str, played: Played, *, seats: int, records: float, cpu_s: float, cpu_who: str) -> None:
+    """Four figures of the rounds ``tag`` (a label :data:`TAGS` explains): rate, CPU, commits, vs the mechanism."""
     n, total = len(played.seconds), sum(played.seconds)
     rate = n / total
     mech_s = 2 * seats * REALISTIC.card_s + 3 * REALISTIC.scan_s
-    median = statistics.median(played.seconds) * 1000
-    return (f"rounds end to end, {where}, {how} ({n} NY rounds, {seats} seats, {records:.0f} journal records each): "
-            f"{rate:.2f} rounds/s = {total / n * 1000:.0f} ms/round (median {median:.0f}, "
-            f"p99 {p99(played.seconds) * 1000:.0f}), {records * rate:.0f} fsync'd commits/s, "
-            f"{cpu_s / n * 1000:.0f} ms CPU/round ({cpu_who}); {rate * mech_s:.1f}x the mechanism's own limit of "
-            f"{1 / mech_s:.2f} rounds/s ({mech_s:.1f} s/round of '{REALISTIC.name}' card and scan time)")  # fmt: skip
+    report.say(f"rounds {tag}: {rate:.2f} rounds/s = {total / n * 1000:.0f} ms/round ({n} rounds of {seats} seats; "
+               f"{dist(played.seconds)})")  # fmt: skip
+    report.figure(f"rounds {tag}, CPU", cpu_s / n * 1000, "ms/round", note=cpu_who)
+    report.figure(f"rounds {tag}, journal", records * rate, "commits/s", note=f"{records:.0f} fsync'd records a round")
+    report.ratio(f"rounds {tag}, vs the mechanism", rate * mech_s, f"the mechanism's own {1 / mech_s:.2f} rounds/s "
+                 f"({mech_s:.1f} s/round of '{REALISTIC.name}' card and scan time)")  # fmt: skip
+
+
+TAGS = {
+    "pty+stream/keep-alive": "shoed on the emulator's pty, one event stream open, one keep-alive HTTP connection "
+    "(each request there stalls ~40 ms: Nagle's algorithm against the client's delayed ACK)",
+    "pty/per-request": "shoed on the emulator's pty, no event stream, one HTTP connection per request",
+    "emu/keep-alive": "the service with the emulator in its process (emu://), no stream, one keep-alive connection",
+    "emu/per-request": "the service with the emulator in its process (emu://), no stream, one connection per request",
+}
 
 
 def bench_shoed(tmp: Path, *, rounds: int, slow: int, seats: list[int], idle_s: float) -> None:
@@ -208,18 +191,21 @@ def bench_shoed(tmp: Path, *, rounds: int, slow: int, seats: list[int], idle_s: 
             with SseReader(shoed.url, journal_seq(http)) as sse:
                 time.sleep(0.5)
                 cpu_stream = idle_cpu(shoed.pid, idle_s)
-                print(f"idle shoed with a shoe connected (pty, {idle_s:.0f} s each, CPU from /proc utime+stime at "
-                      f"{CLK_TCK} ticks/s): {cpu_alone} with no client, {cpu_stream} with one event stream open; "
-                      f"RSS {rss_idle / 1024:.1f} MiB")  # fmt: skip
+                report.define("idle", f"shoed with its shoe connected (pty) and no request for {idle_s:.0f} s; CPU "
+                              f"from /proc utime+stime at {CLK_TCK} ticks/s")  # fmt: skip
+                report.say(f"idle, no client: {cpu_alone}")
+                report.say(f"idle, one event stream open: {cpu_stream}")
+                report.figure("idle, RSS", rss_idle / 1024, "MiB")
                 warm = play(http, emulator.load, 1, seats)
                 rss_warm = rss_kib(shoed.pid)
                 latency_rounds(http, shoed, emulator, sse, slow=slow, packed=max(5, rounds // 4), seats=seats,
                                warm_s=warm.seconds[0])  # fmt: skip
             throughput_rounds(tmp, shoed, emulator, rounds=rounds, seats=seats)
             rss_after = rss_kib(shoed.pid)
-            print(f"shoed RSS: {rss_idle / 1024:.1f} MiB idle, {rss_warm / 1024:.1f} MiB after the warm-up round, "
-                  f"{rss_after / 1024:.1f} MiB after the timed rounds ({(rss_after - rss_warm) / 1024:+.1f} MiB; "
-                  f"journal at seq {journal_seq(http)}, the feed keeps the last 10,000 events)")  # fmt: skip
+            report.figure("shoed RSS after the warm-up round", rss_warm / 1024, "MiB", note="the hand tables built")
+            report.figure("shoed RSS after the timed rounds", rss_after / 1024, "MiB",
+                          note=f"{(rss_after - rss_warm) / 1024:+.1f} MiB; journal at seq {journal_seq(http)}, the "
+                          "feed keeps the last 10,000 events")  # fmt: skip
             stream_cost(shoed, emulator, rounds=max(5, rounds // 10), seats=seats)
         finally:
             http.close()
@@ -258,33 +244,39 @@ def latency_rounds(
     if len(every) != 2 * len(wanted):
         raise RuntimeError(f"{len(every)} card-read frames stamped for {len(wanted)} stacks")
     high = p99(every)
-    print(f"latency card-read frame -> its event on GET /v1/events (same CLOCK_MONOTONIC: the emulator wrote the "
-          f"CARD_READ frame into the pty -> a raw-socket client received the stack-dealt announcing its stack): "
-          f"{len(every)} cards: {dist(every)}, max {ms(max(every))} ({slow} keep-alive rounds: {dist(paced)}; "
-          f"{packed} connection-per-request rounds, requests back to back: {dist(back_to_back)}); "
-          f"vs {BUDGET_MS:.0f} ms perceptible: {'within' if high * 1000 <= BUDGET_MS else 'OVER'}")  # fmt: skip
+    report.define("frame -> event", "the emulator wrote a CARD_READ frame into the pty -> a raw-socket GET "
+                  "/v1/events client got its stack's stack-dealt event (one CLOCK_MONOTONIC; both hops)")  # fmt: skip
+    which = "p99" if len(every) >= report.MIN_FOR_P99 else "max"
+    high = high if which == "p99" else max(every)
+    verdict = f"{which} {'within' if high * 1000 <= BUDGET_MS else 'OVER'} the {BUDGET_MS:.0f} ms a person perceives"
+    report.say(f"frame -> event, every card: {dist(every)}; {verdict}")
+    report.say(f"frame -> event, {slow} keep-alive rounds: {dist(paced)}")
+    report.say(f"frame -> event, {packed} connection-per-request rounds, requests back to back: {dist(back_to_back)}")
 
     buckets = [(b, c1 - c0) for (b, c0), (_, c1) in zip(hist0, hist1, strict=True)]
     observed = count1 - count0
     if observed:
-        print(f"service histogram shoe_event_latency_seconds over the same {observed} cards (link thread hands over "
-              f"the decoded frame -> card's journal entry committed and published to the feed; no stream write): "
-              f"median ~{ms(bucket_quantile(0.5, buckets))}, p99 ~{ms(bucket_quantile(0.99, buckets))} "
-              f"(interpolated in buckets {', '.join(f'{b * 1000:g}' for b, _ in buckets[:4])}.. ms), "
-              f"mean {ms((sum1 - sum0) / observed)} exact")  # fmt: skip
+        report.define("frame -> feed", "shoe_event_latency_seconds of /metrics: the link thread hands over the "
+                      "decoded frame -> the card's journal entry committed and published to the feed")  # fmt: skip
+        bounds = ", ".join(f"{b * 1000:g}" for b, _ in buckets[:4])
+        report.say(f"frame -> feed, the same {observed} cards: median ~{ms(bucket_quantile(0.5, buckets))}, p99 "
+                   f"~{ms(bucket_quantile(0.99, buckets))} (interpolated in buckets {bounds}.. ms), mean "
+                   f"{ms((sum1 - sum0) / observed)} exact")  # fmt: skip
 
     def deal_to_event(played: Played, stack: int | None = None) -> list[float]:
         return [
             received[d] - sent for sent, ids in played.deals for d in (ids if stack is None else ids[stack : stack + 1])
         ]
 
-    print(f"client view: deal POST sent -> each stack-dealt received ({len(seats)} stacks a deal), keep-alive "
-          f"rounds: {dist(deal_to_event(keep))}, first stack {dist(deal_to_event(keep, 0))}; connection-per-request "
-          f"rounds: {dist(deal_to_event(fresh))}, first stack {dist(deal_to_event(fresh, 0))}")  # fmt: skip
-
-    print(rounds_line("shoed on the pty, one event stream open", "one keep-alive HTTP connection", keep,
-                      seats=len(seats), records=(seq1 - seq0) / slow, cpu_s=cpu1 - cpu0, cpu_who="shoed")
-          + f"; warm-up round not counted: {warm_s * 1000:.0f} ms")  # fmt: skip
+    report.define("deal -> stack", f"the deal POST sent -> each stack-dealt event received ({len(seats)} a deal)")
+    for how, played in (("keep-alive", keep), ("connection-per-request", fresh)):
+        report.say(f"deal -> stack, {how} rounds: {dist(deal_to_event(played))}")
+        report.say(f"deal -> first stack, {how} rounds: {dist(deal_to_event(played, 0))}")
+    for tag, meaning in TAGS.items():
+        report.define(f"rounds {tag}", meaning)
+    report.figure("warm-up round, not counted", warm_s * 1000, "ms")
+    rounds_lines("pty+stream/keep-alive", keep, seats=len(seats), records=(seq1 - seq0) / slow, cpu_s=cpu1 - cpu0,
+                 cpu_who="shoed")  # fmt: skip
 
 
 def throughput_rounds(
@@ -296,12 +288,12 @@ def throughput_rounds(
     played = play(http, emulator.load, rounds, seats)
     seq1, cpu1 = journal_seq(http), cpu_seconds(shoed.pid)
     per_round = (seq1 - seq0) / rounds
-    print(rounds_line("shoed on the pty, no event stream", "one HTTP connection per request", played, seats=len(seats),
-                      records=per_round, cpu_s=cpu1 - cpu0, cpu_who="shoed"))  # fmt: skip
+    rounds_lines("pty/per-request", played, seats=len(seats), records=per_round, cpu_s=cpu1 - cpu0, cpu_who="shoed")
     fsync_median, fsync_high = fsync_ms(tmp)
-    print(f"journal: {per_round:.0f} records per {len(seats)}-seat round, one synchronous=FULL commit each; fsync "
-          f"after a 4 KiB append on the journal's file system: median {fsync_median:.2f} ms, p99 {fsync_high:.2f} ms "
-          f"= {per_round * fsync_median:.0f} ms/round of fsync")  # fmt: skip
+    report.figure("journal, per round", per_round, "records", note=f"{len(seats)} seats; one fsync'd commit each")
+    report.say(f"fsync after a 4 KiB append on the journal's file system: median {fsync_median:.2f} ms, p99 "
+               f"{fsync_high:.2f} ms (n 200)")  # fmt: skip
+    report.figure("fsync per round", per_round * fsync_median, "ms/round", note="records a round x the median fsync")
 
 
 def stream_cost(shoed: ShoedProcess, emulator: EmulatorProcess, *, rounds: int, seats: list[int]) -> None:
@@ -327,11 +319,14 @@ def stream_cost(shoed: ShoedProcess, emulator: EmulatorProcess, *, rounds: int, 
                     sse.close()
     n = 2 * rounds
     extra = (cpu[True] - cpu[False]) / n
-    print(f"event stream cost, one connection per request, journal at seq {seq0}..{journal_seq(http)} (the feed "
-          f"keeps the last 10,000 events): shoed CPU {cpu[True] / n * 1000:.0f} ms/round with one stream open vs "
-          f"{cpu[False] / n * 1000:.0f} with none (= {extra / (events / n) * 1000:+.2f} ms per event streamed, "
-          f"{events / n:.0f} events/round); {wall[True] / n * 1000:.0f} vs {wall[False] / n * 1000:.0f} ms/round "
-          f"({2 * n} rounds in alternating blocks of {rounds})")  # fmt: skip
+    report.define("stream cost", f"{2 * n} rounds, one connection per request, in alternating blocks of {rounds} with "
+                  f"and without one event stream open; journal at seq {seq0}..{journal_seq(http)}")  # fmt: skip
+    report.figure("stream cost, shoed CPU with one stream", cpu[True] / n * 1000, "ms/round")
+    report.figure("stream cost, shoed CPU with none", cpu[False] / n * 1000, "ms/round")
+    report.figure("stream cost, per event streamed", extra / (events / n) * 1000, "ms/event",
+                  note=f"{events / n:.0f} events a round")  # fmt: skip
+    report.figure("stream cost, wall time with one stream", wall[True] / n * 1000, "ms/round",
+                  note=f"{wall[False] / n * 1000:.0f} ms/round with none")  # fmt: skip
 
 
 def bench_inproc(tmp: Path, *, rounds: int, slow: int, seats: list[int]) -> None:
@@ -347,10 +342,9 @@ def bench_inproc(tmp: Path, *, rounds: int, slow: int, seats: list[int]) -> None
                 seq1, cpu1 = journal_seq(http), cpu_seconds(server.pid)
             finally:
                 http.close()
-            how = "one HTTP connection per request" if fresh else "one keep-alive HTTP connection"
-            where = "service with the emulator in process (emu://), no event stream"
-            print(rounds_line(where, how, played, seats=len(seats), records=(seq1 - seq0) / n, cpu_s=cpu1 - cpu0,
-                              cpu_who="service and emulator"))  # fmt: skip
+            tag = "emu/per-request" if fresh else "emu/keep-alive"
+            rounds_lines(tag, played, seats=len(seats), records=(seq1 - seq0) / n, cpu_s=cpu1 - cpu0,
+                         cpu_who="service and emulator")  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -376,15 +370,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         bench_shoed(tmp, rounds=rounds, slow=slow, seats=seats, idle_s=idle_s)
         bench_inproc(tmp, rounds=rounds, slow=slow, seats=seats)
-        print(f"context: {os.cpu_count()} CPUs; load average (1 min) {load:.2f} at the start, "
-              f"{os.getloadavg()[0]:.2f} at the end: other processes' load skews every figure")  # fmt: skip
+        report.say(f"context: {os.cpu_count()} CPUs; load average (1 min) {load:.2f} at the start, "
+                   f"{os.getloadavg()[0]:.2f} at the end: other processes' load skews every figure")  # fmt: skip
         ok = True
     finally:
         if ok and not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             with contextlib.suppress(OSError):
-                print(f"logs and journals kept in {tmp}", file=sys.stderr)
+                sys.stderr.write(f"logs and journals kept in {tmp}\n")
 
 
 if __name__ == "__main__":

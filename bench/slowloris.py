@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _report as report
 from bench._shoed import ShoedProcess
 
 DEALER = "bench-dealer-token-0123456789"
@@ -200,14 +201,20 @@ def main(argv: Sequence[str] | None = None) -> None:
                     time.sleep(1.0)
             keep.close()
             counts = refused(port)
+    report.define("flood", f"{args.slow} slow-loris connections open (each sends one header line every 2 s, never "
+                  "ends its request, and is opened again when the server closes it)")  # fmt: skip
+    report.define("dealer POST", "open a round, no more bets or void, with a dealer token: send -> answer read")
     for how, phases in results.items():
         calm = phases["calm"]
+        report.say(f"dealer POST ({how}), calm: {figure(calm)}")
+        report.say(f"dealer POST ({how}), flood: {figure(phases['flood'])}")
         ratio = statistics.median(phases["flood"]) / statistics.median(calm)
-        print(f"slow-loris, dealer POST ({how}): {figure(calm)} without; {figure(phases['flood'])} with "
-              f"{args.slow} slow connections open: ratio {ratio:.2f} (medians)")  # fmt: skip
-    print(f"slow-loris, shoed threads: {idle_threads} idle, {flood_threads} under {args.slow} slow connections "
-          f"({reopened} reopened by the attacker after the server closed them); refused by reason: {counts}; "
-          f"cpus {os.cpu_count()}, load {os.getloadavg()[0]:.2f}")  # fmt: skip
+        report.ratio(f"dealer POST ({how}), flood/calm", ratio, "the calm median (medians compared)")
+    report.figure("shoed threads, idle", idle_threads, "threads")
+    report.figure("shoed threads, flood", flood_threads, "threads", note=f"{reopened} connections reopened")
+    report.figure("connections refused", sum(counts.values()), "connections",
+                  note=", ".join(f"{reason} {n}" for reason, n in counts.items()) or "none")  # fmt: skip
+    report.say(f"context: {os.cpu_count()} CPUs, load average (1 min) {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from drivers.errors import (
     ShoeTimeout,
 )
 from drivers.link import Link
+from drivers.nak_hints import nak_hint
 from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.sequencer import EventSequencer
 from drivers.stacks import Stack, StackTracker
@@ -49,12 +50,6 @@ STUB_RELEASE_WORK_S = 5.0
 SELF_TEST_WORK_S = 5.0
 DECK_CHECK_WORK_S = 10.0
 Subscriber = Callable[[m.Event | Notice], None]
-_NAK_HINTS = {
-    NakCode.BAD_STATE: "the shoe cannot do that now: check shoectl status (is a stack waiting in the tray?)",
-    NakCode.BAD_ARGUMENT: "a value was out of range for this shoe",
-    NakCode.NOT_SUPPORTED: "this shoe model lacks that capability (shoectl identify lists them)",
-    NakCode.UNSUPPORTED_VERSION: "the shoe speaks another protocol version; update host or firmware",
-}
 
 
 class ShoeClient:
@@ -331,7 +326,8 @@ class ShoeClient:
             if faults:
                 text = FAULT_INFO[faults[0]].text
                 return ShoeFault(faults[0], f"{message.TYPE.name} refused: shoe fault {faults[0].name}: {text}")
-        return ShoeProtocolError(what, nak=nak.code, hint=_NAK_HINTS.get(nak.code))
+        # BAD_STATE only says "not now": STATUS says why, and so the hint (drivers/nak_hints.py)
+        return ShoeProtocolError(what, nak=nak.code, hint=nak_hint(message, nak.code, self.link))
 
     def _on_event(self, event: m.Event) -> None:
         with self._event_lock:

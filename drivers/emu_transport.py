@@ -58,10 +58,13 @@ class EmulatorTransport(Transport):
             self.shoe.close()
 
 
-def open_emulator(url: str) -> Transport:
-    query = urlsplit(url).query
+def emulator_config(url: str) -> EmulatorConfig:
+    """The emulator options of an ``emu://`` URL, or ``BadPort`` naming the option at fault."""
     try:
-        config = EmulatorConfig.from_query(query)
+        return EmulatorConfig.from_query(urlsplit(url).query)
     except ValueError as exc:
         raise BadPort(f"port {redact_port(url)!r}: {exc}", hint="see shoectl emulate --help for the options") from exc
-    return EmulatorTransport(EmulatedShoe(config), url=url, owns_shoe=True)
+
+
+def open_emulator(url: str) -> Transport:
+    return EmulatorTransport(EmulatedShoe(emulator_config(url)), url=url, owns_shoe=True)

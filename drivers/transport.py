@@ -58,6 +58,13 @@ _BACKENDS: dict[str, str] = {
     "usb": "drivers.usb_transport:open_usb",
     "emu": "drivers.emu_transport:open_emulator",
 }
+# scheme -> "module:function" that parses a URL of that scheme as its opener does, opening nothing.
+_CHECKERS: dict[str, str] = {
+    "serial": "drivers.serial_transport:parse_serial_url",
+    "socket": "drivers.serial_transport:parse_serial_url",
+    "usb": "drivers.usb_discovery:parse_usb_url",
+    "emu": "drivers.emu_transport:emulator_config",
+}
 
 
 def redact_port(url: str) -> str:
@@ -89,15 +96,32 @@ def scheme_of(url: str) -> str:
     return urlsplit(url).scheme.lower()
 
 
-def open_transport(url: str) -> Transport:
-    """Open the transport a port URL names: a device path, ``serial://``, ``socket://``, ``usb://``, ``emu://``."""
+def _lookup(table: dict[str, str], url: str) -> Callable[[str], object]:
     scheme = scheme_of(url)
-    target = _BACKENDS.get(scheme)
+    target = table.get(scheme)
     if target is None:
-        known = ", ".join(f"{s}://" for s in sorted(_BACKENDS))
+        known = ", ".join(f"{s}://" for s in sorted(table))
         raise BadPort(
             f"port {redact_port(url)!r}: unknown scheme {scheme!r}", hint=f"use a device path or one of {known}"
         )
     module_name, func_name = target.split(":")
-    opener: Opener = getattr(importlib.import_module(module_name), func_name)
+    function: Callable[[str], object] = getattr(importlib.import_module(module_name), func_name)
+    return function
+
+
+def check_port(url: str) -> None:
+    """Raise ``BadPort`` unless the port URL is well formed (scheme, host, port number, options), opening nothing.
+
+    The same parsers the backends open with (``shoectl``'s usage errors): a URL that passes here can fail
+    to open only for want of a shoe. ``shoed`` checks its configured port with it at start.
+    """
+    try:
+        _lookup(_CHECKERS, url)(url)
+    except ValueError as exc:  # a parser's own error that is not yet a BadPort
+        raise BadPort(f"port {redact_port(url)!r}: {exc}") from None
+
+
+def open_transport(url: str) -> Transport:
+    """Open the transport a port URL names: a device path, ``serial://``, ``socket://``, ``usb://``, ``emu://``."""
+    opener: Opener = _lookup(_BACKENDS, url)  # type: ignore[assignment]
     return opener(url)

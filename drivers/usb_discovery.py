@@ -27,6 +27,7 @@ import usb.util
 from drivers.errors import BadPort, ShoeUnavailable
 from drivers.usb_ids import PRODUCT_ID, VENDOR_ID
 
+LIBUSB_HINT = "install libusb 1.0: on Debian/Ubuntu `sudo apt install libusb-1.0-0`; PYUSB_DEBUG=debug says more"
 UDEV_HINT = (
     "this user may not open the shoe's USB device: install the shoe's udev rule (it gives the device "
     "to the shoe operators' group), add this user to that group, log in again and replug the shoe"
@@ -63,8 +64,7 @@ def resolve_backend(backend: object | None) -> object:
         if _cached_backend is None:
             _cached_backend = usb.backend.libusb1.get_backend()
             if _cached_backend is None:
-                hint = "install libusb 1.0 (Debian/Ubuntu: apt install libusb-1.0-0); PYUSB_DEBUG=debug says more"
-                raise ShoeUnavailable("libusb 1.0 was not found, so no USB shoe can be opened", hint=hint)
+                raise ShoeUnavailable("libusb 1.0 was not found, so no USB shoe can be opened", hint=LIBUSB_HINT)
         return _cached_backend
 
 

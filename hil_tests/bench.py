@@ -54,6 +54,7 @@ __all__ = [
     "Connection",
     "Feature",
     "Target",
+    "TargetUnreachable",
     "TimingClass",
     "load_bench",
     "port_bench",
@@ -126,6 +127,14 @@ class BenchError(ValueError):
         section, _, name = key.partition(".")
         super().__init__(f"[{section}] {name}: {problem}: {fix}" if name else f"[{section}]: {problem}: {fix}")
         self.key = key
+
+
+class TargetUnreachable(RuntimeError):
+    """The shoe under test is absent or does not answer: the run fails (it is never a skip)."""
+
+    def __init__(self, problem: str, hint: str) -> None:
+        super().__init__(problem)
+        self.hint = hint
 
 
 @dataclass(frozen=True)

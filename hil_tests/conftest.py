@@ -9,6 +9,13 @@ Options (``pytest hil_tests --help``, group "hardware-in-the-loop bench"):
 - ``--operator``: a person is at the shoe; tests that need hands (pull the cable, load a deck, put a jam
   card in) ask for them. Without it those tests are skipped on hardware, with the reason.
 - ``--report DIR``: where ``report.json`` and ``report.md`` go (default ``hil_tests/out/``).
+- ``--operator-name NAME``, ``--witness NAME``, ``--bench-id ID``: the lab's sign-off fields of the report
+  (with the shoe's serial from IDENTIFY); a missing one leaves the report "unsigned".
+
+A target that is absent or does not answer fails the run: every test that needs it errors with the
+reason, the report's verdict says the target was not reached, and the exit status is non-zero. Only what
+the bench file rules out is skipped (a feature it says the shoe lacks, a destructive test it does not
+allow), and, on hardware without ``--operator``, a test that needs hands.
 
 Markers: ``needs(feature, ...)`` skips a test on a bench without every feature named (a registry,
 ``bench.FEATURES``; an unknown name is a usage error); ``destructive`` skips it unless the bench
@@ -26,9 +33,9 @@ from typing import Any
 import pytest
 
 from drivers.errors import ShoeError
-from hil_tests.bench import FEATURES, Bench, BenchError, Connection, Target, load_bench, port_bench
-from hil_tests.emulator_target import EmulatorTarget
-from hil_tests.report import Report
+from hil_tests.bench import FEATURES, Bench, BenchError, Connection, Target, TargetUnreachable, load_bench, port_bench
+from hil_tests.emulator_target import EmulatorError, EmulatorTarget
+from hil_tests.report import Report, SignOff
 from protocols import messages as m
 from protocols.codes import ShoeState
 
@@ -55,6 +62,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="a person is at the shoe: tests that need hands ask for them instead of skipping")  # fmt: skip
     group.addoption("--report", metavar="DIR", default=None,
                     help="write report.json and report.md here (default hil_tests/out/)")  # fmt: skip
+    sign = parser.getgroup("hil-sign-off", "bench report sign-off (a missing field leaves the report unsigned)")
+    sign.addoption("--operator-name", metavar="NAME", default=None, help="who ran the session, for the report")
+    sign.addoption("--witness", metavar="NAME", default=None, help="who witnessed the session, for the report")
+    sign.addoption("--bench-id", metavar="ID", default=None, help="the lab's identifier of the bench (rig)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -68,9 +79,22 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--bench: {exc}") from None
     config.stash[BENCH] = bench
     config.stash[PORT] = port
-    config.stash[REPORT] = Report(bench, port)
+    config.stash[REPORT] = Report(bench, port, sign_off=sign_off(config))
     option = config.getoption("--report")
     config.pluginmanager.register(ReportPlugin(config.stash[REPORT], Path(option) if option else DEFAULT_REPORT))
+
+
+def sign_off(config: pytest.Config) -> SignOff:
+    """The sign-off options: printable text of at most 100 characters, or absent."""
+    values: dict[str, str | None] = {}
+    for field, option in (("operator", "--operator-name"), ("witness", "--witness"), ("bench_id", "--bench-id")):
+        value = config.getoption(option)
+        if value is not None:
+            value = value.strip()
+            if not value or len(value) > 100 or not value.isprintable():
+                raise pytest.UsageError(f"{option} {value!r}: give a name or id of 1 to 100 printable characters")
+        values[field] = value
+    return SignOff(**values)
 
 
 def resolve(shoe: str | None, bench_file: str | None) -> tuple[Bench, str]:
@@ -137,14 +161,20 @@ class ReportPlugin:
             reason = str(report.longrepr[2]).removeprefix("Skipped: ")
         elif report.failed:
             reason = (report.longreprtext.strip().splitlines() or [""])[-1][:300]
-        if self.report.outcomes.get(report.nodeid, {}).get("outcome") != "failed":
-            self.report.outcome(report.nodeid, "failed" if report.failed else report.outcome, reason)
+        outcome = report.outcome if not report.failed else ("failed" if report.when == "call" else "error")
+        if self.report.outcomes.get(report.nodeid, {}).get("outcome") not in ("failed", "error"):
+            self.report.outcome(report.nodeid, outcome, reason)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.report.target_problem is not None and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a shoe that never answered is no pass
         if self.report.outcomes:
             self.written = self.report.write(self.directory)
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        if self.report.target_problem is not None:
+            terminalreporter.write_line(f"FAILED: the target {self.report.target} was not reached: "
+                                        f"{self.report.target_problem}", red=True, bold=True)  # fmt: skip
         if self.written is not None:
             terminalreporter.write_line(f"bench report: {self.written[1]} and {self.written[0].name}")
 
@@ -189,7 +219,8 @@ class HardwareTarget(Target):
 
     def start(self) -> None:
         if "://" not in self.port and not os.path.exists(self.port):
-            pytest.skip(f"no shoe at {self.port}: plug it in, check the udev rule (shoectl doctor) or pass --shoe URL")
+            raise TargetUnreachable(f"no shoe at {self.port}", "plug it in, check the udev rule (shoectl doctor) or "
+                                    "pass --shoe URL")  # fmt: skip
 
     def fresh(self) -> None:
         """Ask for a full deck and a clear shoe when the last test left it otherwise."""
@@ -260,22 +291,28 @@ def hil_report(pytestconfig: pytest.Config) -> Report:
 
 @pytest.fixture(scope="session")
 def hil_target(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    """The session's target, started once; a shoe that does not answer skips every test that needs it."""
+    """The session's target, started once. A shoe that is absent or does not answer fails every test that needs
+    it (pytest keeps the failure for the session: the shoe is tried once) and the report says why."""
     bench, port = pytestconfig.stash[BENCH], pytestconfig.stash[PORT]
+    report = pytestconfig.stash[REPORT]
     target = TARGETS[bench.kind](bench, port, pytestconfig, tmp_path_factory.mktemp("hil"))
     try:
         target.start()
         with target.connect() as conn:
             target.identity = conn.client.identify()
-    except ShoeError as exc:
+    except (ShoeError, TargetUnreachable, EmulatorError) as exc:
         target.close()
-        if bench.kind == "emulator":
-            raise
-        pytest.skip(f"the shoe at {port} does not answer: {exc} ({exc.hint})")
+        hint = getattr(exc, "hint", "")
+        report.unreachable(f"{exc}: {hint}" if hint else str(exc))
+        pytest.fail(f"the target {port} was not reached: {report.target_problem}", pytrace=False)
+    except Exception as exc:  # a bug or a bad port URL: the traceback shows it, the report says the run failed
+        target.close()
+        report.unreachable(f"{type(exc).__name__}: {exc}")
+        raise
     except BaseException:
         target.close()
         raise
-    pytestconfig.stash[REPORT].identify(target.identity)
+    report.identify(target.identity)
     yield target
     target.close()
 

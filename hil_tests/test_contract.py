@@ -21,6 +21,7 @@ def deal(target: Target, conn: Connection, report: Report, size: int = 2) -> Sta
     started = time.monotonic()
     stack = conn.client.dispense(size)
     report.latency("ShoeClient dispense", time.monotonic() - started)
+    report.explain("ShoeClient dispense", "one per stack the contract tests dealt: DISPENSE sent to the stack back")
     target.await_taken(conn, stack.dispense_id)
     return stack
 
@@ -93,6 +94,7 @@ def test_stub_release_then_scan_reads_the_stub(target: Target, hil_report: Repor
             started = time.monotonic()
             read = conn.client.scan(target.timeouts.scan)
             hil_report.latency("ShoeClient scan", time.monotonic() - started)
+            hil_report.explain("ShoeClient scan", "one per stub card passed across the reader: SCAN to its read")
             scanned.append(read.card)
     assert None not in scanned and len(set(scanned)) == 3
     assert not set(scanned) & set(stack.codes), "a scanned stub card was also dealt"

@@ -28,6 +28,16 @@ from shoe.service import Role, ServiceConfig, ServiceError, TableService
 D = Role.DEALER
 RETRY = frozenset({"paused", "shoe-unavailable", "busy"})
 """Refusals that mean "not now": the link is down or the round is paused until it is reconciled."""
+ACTIONS = {
+    "open-round": "one per round",
+    "no-more-bets": "one per round",
+    "deal": "one per round: every seat's stack in one request",
+    "release-stub": "one per round, after its last stack",
+    "decide": "one per decision of a seat still in, on each street",
+    "reveal": "one per community card turned; a round whose seats have all folded turns no more",
+    "settle": "one per round that reached settlement; a round whose seats all folded closes without one",
+}
+"""What one sample of ``shoed ACTION`` latency is: the explanation of its count in the report."""
 
 
 @dataclass
@@ -42,6 +52,8 @@ class Table:
     deal_s: float = 0.0
     measure: bool = True
     """Record each action's latency in the report (not while faults are injected)."""
+    endings: dict[str, int] = field(default_factory=dict)
+    """How the rounds ``finish_round`` took to their end ended: settled, every seat folded, ..."""
 
     def start(self) -> None:
         timing = self.target.bench.timing
@@ -68,6 +80,7 @@ class Table:
                 continue
             if self.measure:
                 self.report.latency(f"shoed {action}", time.monotonic() - started)
+                self.report.explain(f"shoed {action}", ACTIONS.get(action, "one per request") + " (submit to reply)")
             if action == "deal":
                 self.deal_s += time.monotonic() - started
             return reply
@@ -86,6 +99,7 @@ class Table:
     def finish_round(self, patience: float = 60.0) -> dict[str, Any]:
         """Take the open round to its end from wherever it is (a pause waits for the link); the last view."""
         deadline = time.monotonic() + patience
+        settled = False
         while (view := self.view()) is not None and not view["closed"]:
             if time.monotonic() > deadline:
                 raise AssertionError(f"the round is stuck in {view['state']} (paused: {view['paused']})")
@@ -94,7 +108,15 @@ class Table:
                 time.sleep(0.05)  # paused: the service resumes the round once the link is reconciled
                 continue
             self.submit(*step)
+            settled = settled or step[0] == "settle"
         assert view is not None
+        if settled:
+            ending = "settled"
+        elif view["seats"] and all(s["status"] == "folded" for s in view["seats"].values()):
+            ending = "every seat folded"
+        else:
+            ending = f"closed {view['state']} without a settle"
+        self.endings[ending] = self.endings.get(ending, 0) + 1
         return view
 
     def next_step(self, view: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -190,12 +212,14 @@ def test_rounds_reconcile_with_the_journal(target: Target, hil_report: Report, t
         assert table.service is not None
         histogram = table.service.metrics_snapshot()["histograms"]["event_latency_seconds"]
         hil_report.histogram("shoed card read to journal", histogram)
+        hil_report.explain("shoed card read to journal", "one per card read event shoed journaled in these rounds "
+                           "(its event_latency_seconds histogram)")  # fmt: skip
     finally:
         table.stop()
     playing_s = time.monotonic() - started - reload_s
     books = balance(tmp_path / "journal.sqlite", before, counters(target))
     hil_report.dealt(books.cards, table.deal_s)
-    hil_report.played(rounds, playing_s)
+    hil_report.played(rounds, playing_s, table.endings)
     hil_report.reads(books.reads, books.unreadable)
     assert books.verified, books.problem
     assert (books.double_dispenses, books.lost_card_events) == (0, 0)

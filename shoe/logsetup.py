@@ -11,6 +11,16 @@ import sys
 
 import structlog
 
+from protocols.bootid import BOOT_ID_KEYS, boot_id_text
+
+
+def boot_ids_in_hex(logger: object, method: str, event: structlog.types.EventDict) -> structlog.types.EventDict:
+    """A log line shows a boot id as the API and the CLI do: 8 lower-case hex digits (docs/journal.md)."""
+    for key in BOOT_ID_KEYS & event.keys():
+        if type(event[key]) is int:
+            event[key] = boot_id_text(event[key])
+    return event
+
 
 def configure(level: str = "warning", *, json_lines: bool | None = None, stream: object = None) -> None:
     out = stream or sys.stderr
@@ -21,6 +31,7 @@ def configure(level: str = "warning", *, json_lines: bool | None = None, stream:
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        boot_ids_in_hex,
     ]
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if json_lines else structlog.dev.ConsoleRenderer(colors=False)

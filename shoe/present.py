@@ -12,6 +12,7 @@ from typing import Any
 from drivers.notices import Notice
 from drivers.stacks import Stack
 from protocols import messages as m
+from protocols.bootid import boot_id_text
 from protocols.codes import FAULT_INFO, Capability, SelfTestComponent, faults_from_flags
 from protocols.fields import CardRead
 
@@ -28,7 +29,7 @@ def identity(msg: m.Identity) -> dict[str, Any]:
         "firmware": msg.firmware,
         "protocol_version": msg.protocol_version,
         "capabilities": caps,
-        "boot_id": f"{msg.boot_id:08x}",
+        "boot_id": boot_id_text(msg.boot_id),
     }
 
 
@@ -41,7 +42,7 @@ def status(msg: m.Status) -> dict[str, Any]:
         "last_dispense_id": msg.last_dispense_id,
         "active_dispense_id": msg.active_dispense_id or None,
         "event_counter": msg.event_counter,
-        "boot_id": f"{msg.boot_id:08x}",
+        "boot_id": boot_id_text(msg.boot_id),
         "tray_occupied": msg.tray_occupied,
         "door_open": msg.door_open,
     }

@@ -6,18 +6,22 @@ on 127.0.0.1:8470. SIGTERM or SIGINT: the command in progress finishes (its jour
 it), a ``service`` stop entry is journaled, exit 0. Under systemd (``Type=notify``) it reports
 readiness, pings the watchdog while the owner thread is responsive, and says when it is stopping.
 
-Exit codes: 0 stopped cleanly, 1 could not start (journal, shoe port), 2 bad configuration or
-arguments, or another shoed holds the journal, 3 the service died unexpectedly (a failed journal
-write included). docs/service.md lists them.
+Start order: the configuration (the shoe port's URL parsed as its backend would, opening nothing),
+then the HTTP address is bound, then the journal and the shoe: a taken port or a bad key is refused
+in one line before anything is connected or journaled. ``SHOED_HTTP=HOST:PORT`` is the default HTTP
+address (``shoe.service.config.HTTP_ENV``). Exit codes: :data:`EXIT_MEANING`, the one table that
+``--help`` prints and docs/service.md lists (tests hold both to it).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import sys
 import threading
 from collections.abc import Sequence
+from enum import IntEnum
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -32,18 +36,43 @@ from shoe.service.config import LEVELS, ConfigError, ServiceConfig, load_config
 from shoe.service.core import TableService
 from shoe.service.notify import Notifier, Watchdog
 
-__all__ = ["build_parser", "main", "serve"]
+__all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
 
 log = structlog.get_logger("shoe.shoed")
 WATCHDOG_LIMIT_S = 60.0
 
 
+class Exit(IntEnum):
+    OK = 0
+    CANNOT_START = 1
+    CONFIG = 2
+    DIED = 3
+
+
+EXIT_MEANING: dict[Exit, str] = {
+    Exit.OK: "stopped cleanly (SIGTERM or SIGINT)",
+    Exit.CANNOT_START: "could not start: the HTTP address is in use or not bindable, or the journal is unusable",
+    Exit.CONFIG: "bad configuration or arguments (the key and the fix are named), or another shoed holds the journal",
+    Exit.DIED: "the service died: a failed journal write (disk full, I/O, its WAL deleted), or its owner thread died",
+}
+"""The one table of ``shoed``'s exit codes: ``--help`` prints it, docs/service.md lists it word for word."""
+
+EPILOG = "exit codes:\n" + "\n".join(f"  {int(code)} {text}" for code, text in EXIT_MEANING.items()) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="shoed", description="The card-dealing-shoe table service (docs/service.md).")
+    p = argparse.ArgumentParser(
+        prog="shoed",
+        description="The card-dealing-shoe table service (docs/service.md).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--config", type=Path, metavar="FILE", help="TOML configuration file (every key optional)")
     p.add_argument("--port", metavar="URL", help="the shoe: emu://, /dev/ttyUSB0, socket://HOST:PORT, usb://VID:PID")
     p.add_argument("--journal", metavar="PATH", help="the journal file (default: $SHOED_JOURNAL or the state dir)")
-    p.add_argument("--http", metavar="HOST:PORT", help="where the HTTP API listens (default 127.0.0.1:8470)")
+    p.add_argument(
+        "--http", metavar="HOST:PORT", help="where the HTTP API listens (default: $SHOED_HTTP, else 127.0.0.1:8470)"
+    )
     p.add_argument("--log-level", choices=LEVELS, help="log level (default info)")
     p.add_argument(
         "--new-journal",
@@ -54,14 +83,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def start_api(service: TableService, config: ServiceConfig) -> Any | None:
-    """The HTTP layer, when ``shoe.api`` is installed; ``None`` otherwise."""
+def bind_api(service: TableService, config: ServiceConfig) -> Any | None:
+    """The HTTP layer bound (not yet serving), when ``shoe.api`` is installed; ``None`` otherwise."""
     try:
-        from shoe.api import serve
+        from shoe.api import ApiServer
     except ImportError:
         log.warning("shoe.api is not available: running without HTTP")
         return None
-    return serve(service, config)
+    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens)
+
+
+def bind_problem(config: ServiceConfig, exc: OSError) -> str:
+    """One line for a person: why the HTTP address cannot be bound, and what to do."""
+    host = f"[{config.http_host}]" if ":" in config.http_host else config.http_host
+    where = f"{host}:{config.http_port}"
+    move = "choose another address with --http HOST:PORT or SHOED_HTTP=HOST:PORT"
+    if exc.errno == errno.EADDRINUSE:
+        return f"{where} is in use (another shoed, or another program, listens there): stop it, or {move}"
+    if exc.errno == errno.EACCES:
+        return f"{where} may not be bound by this user (ports below 1024 need privileges): {move}"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{where} is not an address of this computer: {move}"
+    return f"cannot listen on {where} ({exc.strerror or exc}): {move}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config, overrides)
     except ConfigError as exc:
         print(f"shoed: configuration: {exc}", file=sys.stderr)
-        return 2
+        return Exit.CONFIG
     logsetup.configure(config.log_level)
     stop = threading.Event()
 
@@ -88,25 +131,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = False) -> int:
-    """Run the service (and its HTTP layer) until ``stop`` is set; the exit code."""
+    """Run the service (and its HTTP layer) until ``stop`` is set; the exit code (:class:`Exit`)."""
     notifier = Notifier()
     service = TableService(config)
+    try:  # bind first: a taken port is refused before the journal is opened or the shoe connected
+        api = bind_api(service, config)
+    except OSError as exc:
+        log.error("cannot start: the HTTP address cannot be bound", error=str(exc))
+        print(f"shoed: cannot start: {bind_problem(config, exc)}", file=sys.stderr)
+        return Exit.CANNOT_START
     try:
         service.start(new_journal=new_journal)
     except JournalLocked as exc:
         log.error("cannot start: the journal is in use", error=str(exc), holder=exc.holder)
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
-        return 2
+        _close(api)
+        return Exit.CONFIG
     except (JournalError, OSError) as exc:
         log.error("cannot start", error=str(exc))
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
-        return 1
-    try:
-        api = start_api(service, config)
-    except (OSError, ValueError) as exc:
-        log.error("cannot start the HTTP API", error=str(exc))
-        service.stop()
-        return 1
+        _close(api)
+        return Exit.CANNOT_START
+    if api is not None:
+        api.start()
     url = getattr(api, "url", None)
     notifier.ready(f"serving table {config.table}" + (f" on {url}" if url else ""))
     log.info(
@@ -122,10 +169,14 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
             break
     notifier.stopping()
     watchdog.stop()
+    _close(api)
+    service.stop()
+    return Exit.DIED if died else Exit.OK
+
+
+def _close(api: Any | None) -> None:
     if api is not None:
         api.stop()
-    service.stop()
-    return 3 if died else 0
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ def usb_candidates() -> tuple[list[dict[str, Any]], str | None]:
         from drivers.usb_transport import list_usb_shoes
 
         shoes = list_usb_shoes()
-    except (ShoeError, ImportError, OSError) as exc:
+    except ShoeError as exc:  # its hint says what to install or fix (libusb: the Debian package and command)
+        return [], f"USB not searched: {exc}" + (f"; {exc.hint}" if exc.hint else "")
+    except (ImportError, OSError) as exc:
         return [], f"USB not searched: {exc}"
     return [
         {

@@ -20,7 +20,8 @@ from typing import Any, TextIO
 from shoe.cli.exit_codes import Exit
 from shoe.cli.output import emit, error_message
 from shoe.journal import GENESIS, Entry, Journal, JournalError, VerifyResult, default_journal_path, verify_entries
-from shoe.journal.reconstruct import reconstruct_round, round_text
+from shoe.journal.present import present_round, round_text
+from shoe.journal.reconstruct import reconstruct_round
 
 JOURNAL_UNAVAILABLE = int(Exit.UNAVAILABLE)
 """3: no journal at the path, no permission, or not a journal."""
@@ -133,7 +134,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             emit({"journal": str(journal.path), "rounds": journal.rounds()}, as_json=args.json, human=_rounds_text)
             return 0
         summary = _known_round(journal, args.round)
-        data = reconstruct_round(journal.entries(round_id=args.round))
+        data = present_round(reconstruct_round(journal.entries(round_id=args.round)))
         check = _check_span(journal, summary["first_seq"], summary["last_seq"])
     data["integrity"] = {"ok": check.ok, "first_bad_seq": check.first_bad_seq, "problem": check.problem}
     if not check.ok:

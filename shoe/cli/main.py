@@ -7,21 +7,36 @@ prints a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from drivers.errors import ShoeError
 from shoe import logsetup
-from shoe.cli import deck, devices, doctor, emulate, journal, play, shoe_commands
+from shoe.cli import deck, devices, doctor, emulate, journal, math, play, shoe_commands
 from shoe.cli.exit_codes import EPILOG, Exit, exit_code_for
-from shoe.cli.output import error_message
+from shoe.cli.output import error_dict, error_message
 
-COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor]
+COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor, math]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose usage errors under ``--json`` are also the one ``{"error": ...}`` document."""
+
+    json_errors = False
+
+    def error(self, message: str) -> NoReturn:
+        if _Parser.json_errors:
+            hint = f"see {self.prog} --help"
+            sys.stdout.write(json.dumps({"error": error_dict(message, hint, code=Exit.USAGE, kind="usage")}) + "\n")
+            sys.stdout.flush()
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="shoectl",
         description="Diagnose and exercise an automated card dealing shoe. Every command works on the built-in "
         "emulator (the default port) exactly as on hardware.",
@@ -39,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _Parser.json_errors = "--json" in argv
     parser = build_parser()
     args = parser.parse_args(argv)
     logsetup.configure(args.log_level)
@@ -52,10 +69,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         error_message(str(exc), "see shoectl COMMAND --help", as_json=args.json, code=Exit.USAGE, kind="usage")
         return Exit.USAGE
     except KeyboardInterrupt:
+        if args.json:
+            sys.stdout.write(json.dumps({"error": error_dict("interrupted", "", code=130, kind="interrupted")}) + "\n")
         return 130
-    except Exception:
+    except Exception as exc:
         traceback.print_exc()
         sys.stderr.write("shoectl: this is a bug; please report it with the traceback above\n")
+        if args.json:
+            hint = "report it with the traceback printed on stderr"
+            sys.stdout.write(json.dumps({"error": error_dict(repr(exc), hint, code=Exit.BUG, kind="bug")}) + "\n")
         return Exit.BUG
 
 

@@ -31,9 +31,16 @@ def key_values(pairs: Mapping[str, Any], indent: int = 0) -> str:
     return "\n".join(f"{pad}{k.replace('_', ' '):<{width}}  {v}" for k, v in pairs.items())
 
 
+def error_dict(message: str, hint: str, *, code: int, kind: str) -> dict[str, Any]:
+    """The ``"error"`` member of a ``--json`` document (alone, or in a cut-short round's record)."""
+    return {"kind": kind, "message": message, "hint": hint, "exit": int(code)}
+
+
 def error_message(message: str, hint: str, *, as_json: bool, code: int, kind: str) -> None:
+    """The error on stderr; under ``--json`` also as the one JSON document on stdout, ``{"error": ...}``."""
     if as_json:
-        sys.stdout.write(json.dumps({"error": {"kind": kind, "message": message, "hint": hint, "exit": code}}) + "\n")
+        sys.stdout.write(json.dumps({"error": error_dict(message, hint, code=code, kind=kind)}) + "\n")
+        sys.stdout.flush()
     sys.stderr.write(f"shoectl: error: {message}\n")
     if hint:
         sys.stderr.write(f"  hint: {hint}\n")

@@ -1,12 +1,13 @@
 """A round rebuilt from its journal entries, in dealing order (NY 5324.38(e)(8), PA 655a.11(j)). Pure.
 
-``reconstruct_round`` gives one JSON-able dict (``shoectl journal show --json``); ``round_text`` the same
-for people. Cards come from ``card`` entries only, in seq order, which is the order they were dealt.
+``reconstruct_round`` gives one JSON-able dict in the journal's stored forms (a release's journal
+reconstructs the same forever: tests/journal/test_release_fixtures.py); :mod:`shoe.journal.present`
+turns it into what ``shoectl journal show`` prints. Cards come from ``card`` entries only, in seq
+order, which is the order they were dealt.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -105,35 +106,3 @@ def reconstruct_round(entries: Iterable[Entry]) -> dict[str, Any]:
 def card_text(card: dict[str, Any]) -> str:
     tags = [t for t in ("up" if card.get("face") == "up" else "", card.get("status") or "ok") if t and t != "ok"]
     return (card.get("card") or "??") + (f"({','.join(tags)})" if tags else "")
-
-
-def _free(data: Any) -> str:
-    if not isinstance(data, dict):
-        return json.dumps(data)
-    return " ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, separators=(',', ':'))}" for k, v in data.items())
-
-
-def round_text(r: dict[str, Any]) -> str:
-    closed = r["closed"]
-    lines = [
-        f"round {r['round_id']}: {r['game'] or '?'}, {r['jurisdiction'] or '?'}; entries {r['first_seq']}-"
-        f"{r['last_seq']}; opened {r['opened'] or '(no round-opened entry)'}; "
-        + (f"closed {closed['ts']}: {closed['outcome'] or '?'}" if closed else "not closed"),
-        "seats in dealing order:" if r["seats"] else "seats: none",
-    ]
-    for seat in r["seats"]:
-        cards = " ".join(card_text(c) for c in seat["cards"]) or "(no cards)"
-        lines.append(f"  seat {seat['seat']}: {cards:<24} wagers: {_free(seat['wagers'] or {}) or '-'}")
-    for name, label in (("community", "community"), ("common", "common card"), ("burns", "burns")):
-        if r[name]:
-            shown = [(f"{c['index']}:" if c.get("index") else "") + card_text(c) for c in r[name]]
-            lines.append(f"{label}: {' '.join(shown)}")
-    for name in (*EVENT_KINDS.values(), "other"):
-        if r[name]:
-            lines.append(f"{name}:")
-            for e in r[name]:
-                lines.append(f"  #{e['seq']} " + (f"{e['kind']} " if name == "other" else "") + _free(e["data"]))
-    if not r["irregularities"]:
-        lines.append("irregularities: none")
-    lines.append("(9h(up) = dealt face up; a card's status other than ok follows it in brackets; ?? = not identified)")
-    return "\n".join(lines)

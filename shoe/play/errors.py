@@ -17,7 +17,7 @@ from typing import Any
 from shoe.rules.errors import RuleViolation
 from shoe.service.requests import RequestError, convert_value
 
-__all__ = ["ScriptError", "at", "expect_int", "expect_object", "typed"]
+__all__ = ["CutShort", "ScriptError", "at", "expect_int", "expect_object", "typed"]
 
 
 class ScriptError(RuleViolation):
@@ -27,6 +27,22 @@ class ScriptError(RuleViolation):
 
     def __init__(self, message: str, *, rule: str = "", code: str | None = None) -> None:
         super().__init__(message, rule=rule, code=code)
+
+
+class CutShort(Exception):
+    """A round that had begun dealing and could not go on: it is void (every chip returned) and still
+    has a record (rules digest, "Irregularities": a round that cannot be completed is a misdeal).
+
+    ``cause`` is what cut it short: a :class:`~drivers.errors.ShoeError` (a jam, the link lost) or a
+    :class:`ScriptError` (a stud action that does not fit the cards a real shoe dealt). The game
+    driver sets ``played`` (the voided round); :func:`shoe.play.play_on_shoe` sets ``record`` from it.
+    """
+
+    def __init__(self, cause: Exception, played: object) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.played = played
+        self.record: dict[str, Any] = {}
 
 
 @contextmanager

@@ -15,15 +15,20 @@ The automated-shoe procedure of NY 5324.38(d)(2)-(3) (NJ and PA the same, rules 
 Whatever the round meets on the way (an unreadable, foreign or duplicate card, a wrong stub count)
 the rules engine turns into a misdeal: the round stops there and is void.  A decision the engine
 refuses is the script's fault: :class:`~shoe.play.errors.ScriptError` with the decision's JSON path.
+A device fault or a lost link once a card has been dealt (a jam) cannot be played through by a
+script: the round is declared a misdeal (``Irregularity.OTHER``, the fault in its detail) and
+:class:`~shoe.play.errors.CutShort` carries it, so its record is still printed.
 """
 
 from __future__ import annotations
 
-from shoe.play.errors import ScriptError, at
+from drivers.errors import ShoeError
+from shoe.play.errors import CutShort, ScriptError, at
 from shoe.play.script import MississippiScript
 from shoe.play.source import CardSource
+from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi import MisdealRecord, MississippiRound, RoundState, new_round
-from shoe.rules.profiles import CommunitySource
+from shoe.rules.profiles import CommunitySource, Irregularity
 
 __all__ = ["play_mississippi"]
 
@@ -40,11 +45,25 @@ def play_mississippi(script: MississippiScript, source: CardSource) -> Mississip
     if rnd.table.progressive_lockout:
         rnd.lock_progressive()
         rnd.count_progressive_chips(rnd.progressive_wagers_accepted)
-    if _deal(rnd, source):
-        _streets(rnd, script, source)
+    try:
+        if _deal(rnd, source):
+            _streets(rnd, script, source)
+    except ShoeError as exc:
+        if source.tally.taken == 0:  # not one card dealt (a door open at the first stack): no round to void
+            raise
+        _void(rnd, exc)
+        raise CutShort(exc, rnd) from exc
     if rnd.state is RoundState.SETTLEMENT:
         _settle(rnd, script)
     return rnd
+
+
+def _void(rnd: MississippiRound, exc: ShoeError) -> None:
+    """The shoe failed mid-round: a misdeal, every wager returned (rules digest, "Irregularities")."""
+    try:
+        rnd.declare_misdeal(Irregularity.OTHER, f"the round was cut short by the shoe: {exc}")
+    except RuleViolation:  # pragma: no cover - the shoe is only used before settlement
+        raise exc from None
 
 
 def _deal(rnd: MississippiRound, source: CardSource) -> bool:

@@ -13,6 +13,7 @@ such as ``unreadable_at=3``, still apply); any other URL is opened with ``ShoeCl
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -22,8 +23,18 @@ from drivers.client import ShoeClient
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from drivers.errors import ShoeUnavailable
+from protocols.cards import ALL_CODES
 
-__all__ = ["CardSource", "ListSource", "OutOfCards", "ShoeSource", "Tally", "emulator_config", "open_shoe"]
+__all__ = [
+    "CardSource",
+    "ListSource",
+    "OutOfCards",
+    "ShoeSource",
+    "Tally",
+    "emulator_config",
+    "known_order",
+    "open_shoe",
+]
 
 
 class OutOfCards(Exception):
@@ -123,6 +134,20 @@ def emulator_config(port: str | None, deck: Sequence[str]) -> EmulatorConfig | N
     if config.deck is None and config.seed is None:
         config = dataclasses.replace(config, deck=tuple(deck))
     return config
+
+
+def known_order(port: str | None, deck: Sequence[str]) -> tuple[str, ...] | None:
+    """The order the shoe at ``port`` will deal, when it can be known before dealing: an in-process
+    emulator's deck (the script's list, its ``deck`` option, or the shuffle of its ``seed``, exactly as
+    the emulator makes it); ``None`` for any other shoe (a real shoe's order is known only as it deals)."""
+    config = emulator_config(port, deck)
+    if config is None:
+        return None
+    if config.deck is not None:
+        return tuple(config.deck)
+    codes = list(ALL_CODES)
+    random.Random(config.seed).shuffle(codes)  # as drivers.emulator.model.Mechanism loads a seeded deck
+    return tuple(codes)
 
 
 @contextmanager

@@ -14,14 +14,21 @@ Actions are taken in script order; when they run out, every player checks or cal
 brings in).  A card the shoe cannot read, or one the hand refuses (already dealt, not in the stub),
 is an irregularity (rules digest): the hand is void and every chip goes back.  In the dry run on the
 script's own list (``strict=True``) a refused card is the script's fault instead.
+
+On a shoe whose order is not the script's (a real shoe) the bring-in and who acts first follow the
+cards actually dealt (N.J.A.C. 13:47-20.35(d),(f)), so a scripted action may no longer fit: that
+cannot be known before dealing, so the hand is void (every chip returned) and
+:class:`~shoe.play.errors.CutShort` carries it with the action's JSON path.  A device fault or a lost
+link mid-hand ends it the same way.  In the dry run (``strict=True``) both are the script's fault.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from drivers.errors import ShoeError
 from shoe.cards import Card
-from shoe.play.errors import ScriptError, at
+from shoe.play.errors import CutShort, ScriptError, at
 from shoe.play.script import StudScript
 from shoe.play.source import CardSource, OutOfCards
 from shoe.rules.errors import RuleViolation
@@ -54,6 +61,22 @@ def play_stud(script: StudScript, source: CardSource, *, strict: bool = False) -
     except RuleViolation as exc:
         path = "stub_size" if exc.code == "short-stub" else "seats"
         raise ScriptError(f"{path}: {exc.message}", rule=exc.rule, code=exc.code) from exc
+    try:
+        return _play(script, hand, source, strict=strict)
+    except ShoeError as exc:
+        if source.tally.taken == 0:  # not one card dealt: no hand to void
+            raise
+        raise CutShort(
+            exc, StudPlay(hand, Void(Irregularity.OTHER, f"the hand was cut short by the shoe: {exc}"))
+        ) from exc
+    except ScriptError as exc:
+        if strict or source.tally.taken == 0:
+            raise
+        detail = f"{exc.message}: the shoe's cards are not the script's, so its actions no longer fit"
+        raise CutShort(exc, StudPlay(hand, Void(Irregularity.OTHER, detail))) from exc
+
+
+def _play(script: StudScript, hand: StudHand, source: CardSource, *, strict: bool) -> StudPlay:
     actions = list(script.actions)
     done = 0
     released = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import math
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -17,16 +18,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import parse_qsl
 
+from drivers.errors import BadPort
 from drivers.timeouts import LinkTimeouts, TimeoutValueError
+from drivers.transport import check_port, redact_port
 from shoe.service.errors import Role
 
-__all__ = ["ConfigError", "ServiceConfig", "load_config", "parse_http"]
+__all__ = ["HTTP_ENV", "ConfigError", "ServiceConfig", "load_config", "parse_http"]
 
 DEFAULT_PORT = "emu://?autoload=1"
 """The embedded default (no ``shoe.port`` anywhere): the emulator, loading the next deck by itself after each
 stub, so the README's run command deals round after round (issue 12). A port given names its own options."""
 DEFAULT_HTTP = ("127.0.0.1", 8470)
+HTTP_ENV = "SHOED_HTTP"
+"""``SHOED_HTTP=HOST:PORT``: the default of ``[http] host`` and ``port`` (a file's keys and ``--http`` win), so
+the README's run command can move off 8470 without a file, as ``SHOED_JOURNAL`` moves the journal."""
 MIN_TOKEN = 16
 SCHEMES = ("serial", "socket", "usb", "emu")
 _TOKEN_FIX = "use a random string of 16+ characters (python -c 'import secrets; print(secrets.token_urlsafe())')"
@@ -53,6 +60,8 @@ class ConfigError(ValueError):
     def __init__(self, key: str, problem: str, fix: str) -> None:
         section, _, name = _show_text(key).rpartition(".")
         where = f"[{section}] {name}" if section else f"[{name}]"
+        if key.isupper():  # an environment variable: SHOED_HTTP
+            where = f"{key} (environment)"
         super().__init__(f"{where}: {problem}: {fix}")
         self.key = key
         self.fix = fix
@@ -116,8 +125,28 @@ def _port_url(key: str, value: object) -> str:
             "use emu://, /dev/ttyUSB0 or usb://VID:PID",
         )
     if "://" in value and value.split("://", 1)[0].lower() not in SCHEMES:
-        raise ConfigError(key, f"{_show(value)} has an unknown scheme", f"use a device path or {', '.join(SCHEMES)}")
+        problem = f"{_show(redact_port(value))} has an unknown scheme"
+        raise ConfigError(key, problem, f"use a device path or {', '.join(SCHEMES)}")
+    try:
+        check_port(value)  # the backends' own parsers, as shoectl's usage errors: nothing is opened
+    except BadPort as exc:
+        raise ConfigError(key, _without_secrets(str(exc), value), exc.hint) from None
     return value
+
+
+SECRET_OPTIONS = ("deck", "seed")
+"""Port options whose values predict the cards (docs/service.md, ``[shoe] port``): never in a message."""
+
+
+def _without_secrets(text: str, url: str) -> str:
+    """``text`` with the values of the port's secret options blanked (a typo in them still names the option)."""
+    for name, raw in parse_qsl(url.partition("?")[2].partition("#")[0], keep_blank_values=True):
+        if name in SECRET_OPTIONS and raw:
+            text = text.replace(raw, "...")
+            for part in re.split(r"[,\s]+", raw):  # a quoted piece of it (one card, the digits before a typo)
+                if len(part) >= 2:
+                    text = text.replace(part, "...")
+    return text
 
 
 def _http_port(key: str, value: object) -> int:
@@ -140,6 +169,16 @@ def parse_http(text: str, key: str = "http") -> tuple[str, int]:
     if not sep or not host:
         raise ConfigError(key, f"{_show(text)} is not HOST:PORT", "use e.g. 127.0.0.1:8470")
     return _host(key, host.strip("[]")), _http_port(key, port)
+
+
+def _http_default(environ: Mapping[str, str]) -> tuple[tuple[str, int], str]:
+    """``SHOED_HTTP`` when set (checked as ``--http`` is), else 127.0.0.1:8470; and the key a host error names."""
+    raw = environ.get(HTTP_ENV)
+    if raw is None:
+        return DEFAULT_HTTP, "http.host"
+    if _text(HTTP_ENV, raw, MAX_HOST + 6) is None:
+        raise ConfigError(HTTP_ENV, f"{_show(raw)} is not HOST:PORT", "use e.g. SHOED_HTTP=127.0.0.1:8471, or unset it")
+    return parse_http(raw, HTTP_ENV), HTTP_ENV
 
 
 def is_loopback(host: str) -> bool:
@@ -207,16 +246,24 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError("config", f"{str(path)!r} is not valid TOML ({exc})", "fix the syntax") from None
 
 
-def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfig:
-    """The file's values (all optional) under ``overrides`` (``port``, ``journal``, ``http``, ``log_level``)."""
+def load_config(
+    path: Path | None, overrides: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> ServiceConfig:
+    """The file's values (all optional) under ``overrides`` (``port``, ``journal``, ``http``, ``log_level``).
+
+    ``environ`` (default ``os.environ``, read now): ``SHOED_HTTP`` gives the defaults of ``[http]``.
+    """
     doc = _read(path) if path is not None else {}
     _check_keys(doc)
     shoe, journal, http = doc.get("shoe", {}), doc.get("journal", {}), doc.get("http", {})
     service, log, deck = doc.get("service", {}), doc.get("log", {}), doc.get("deck", {})
     port = _port_url("shoe.port", shoe.get("port", DEFAULT_PORT))
     journal_raw: object = journal.get("path")
-    host = _host("http.host", http.get("host", DEFAULT_HTTP[0]))
-    http_port = _http_port("http.port", http.get("port", DEFAULT_HTTP[1]))
+    default_http, host_key = _http_default(os.environ if environ is None else environ)
+    if "host" in http:
+        host_key = "http.host"
+    host = _host("http.host", http.get("host", default_http[0]))
+    http_port = _http_port("http.port", http.get("port", default_http[1]))
     level = log.get("level", "info")
     if overrides.get("port") is not None:
         port = _port_url("shoe.port", overrides["port"])
@@ -224,6 +271,7 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfi
         journal_raw = str(overrides["journal"])
     if overrides.get("http") is not None:
         host, http_port = parse_http(str(overrides["http"]))
+        host_key = "http.host"
     if overrides.get("log_level") is not None:
         level = overrides["log_level"]
     if not isinstance(level, str) or level.lower() not in LEVELS:
@@ -231,7 +279,7 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> ServiceConfi
     tokens = _tokens(doc.get("tokens", {}))
     if not tokens and not is_loopback(host):
         raise ConfigError(
-            "http.host",
+            host_key,
             f"{_show(host)} is not a loopback address and [tokens] is empty",
             "add tokens or bind 127.0.0.1",
         )

@@ -76,6 +76,8 @@ def _shown(rules: Mapping[str, Show], data: Mapping[str, Any], role: Role | None
             continue
         if show.nested:
             out[name] = _nested(value, role)
+        elif show.form is not None:
+            out[name] = show.form(value)
         else:
             out[name] = scrub_text(value) if show.text and isinstance(value, str) else value
     return out

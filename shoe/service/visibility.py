@@ -33,6 +33,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from protocols.bootid import boot_id_text
 from shoe.rules.mississippi.records import (
     ChipCountRecord,
     CommunityDealtRecord,
@@ -90,6 +91,9 @@ class Show:
     """A list of nested records, each shown by its own declaration."""
     reached: Callable[[Mapping[str, Any]], bool] | None = None
     """Whether the moment has come, from the carrying record's fields; ``None``: the record is made at it."""
+    form: Callable[[Any], Any] | None = None
+    """How the value is shown when it is not shown as stored (docs/journal.md, "Stored forms and shown
+    forms"): a boot id in hex, a ``RevealRecord``'s 0-based index as community card 1-3."""
 
     @property
     def secret(self) -> bool:
@@ -107,6 +111,18 @@ TEXT = Show(text=True)
 NEVER = Show(Moment.NEVER)
 COUNTED = Show(Moment.NEVER, Before.COUNT)
 NESTED = Show(nested=True)
+
+
+def _hex_boot_id(value: Any) -> Any:
+    return boot_id_text(value) if type(value) is int else value
+
+
+def _community_number(value: Any) -> Any:
+    return value + 1 if type(value) is int else value
+
+
+BOOT_ID = Show(form=_hex_boot_id)
+"""A boot id: stored as the shoe's integer, shown as 8 lower-case hex digits (protocols/bootid.py)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +171,8 @@ RECORDS: Mapping[str, Visibility] = MappingProxyType(
         DecisionRecord.TAG: _v(
             seat=ALWAYS, street=ALWAYS, multiple=ALWAYS, amount=ALWAYS, forfeited=ALWAYS, hand_kept=ALWAYS, **_RULE
         ),
-        RevealRecord.TAG: _v(index=ALWAYS, card=Show(Moment.REVEALED), **_RULE),
+        # stored 0-based (the rules engine's), shown as community card 1-3 like the API and the reveal entry
+        RevealRecord.TAG: _v(index=Show(form=_community_number), card=Show(Moment.REVEALED), **_RULE),
         ForfeitRecord.TAG: _v(seat=ALWAYS, forfeited=ALWAYS, total=ALWAYS, **_RULE),
         # drawn by the table system and announced to the table: not a dealt card
         TableSystemRecord.TAG: _v(meters=ALWAYS, magic_card=ALWAYS, lucky_seat=ALWAYS, **_RULE),
@@ -220,7 +237,7 @@ RECORDS: Mapping[str, Visibility] = MappingProxyType(
 
 _RECORD = Show(nested=True)
 """A payload's ``record``: shown by the record type's own declaration."""
-_POSITION = {"known_dispense_id": ALWAYS, "boot_id": ALWAYS, "event_no": ALWAYS, "shoe": ALWAYS}
+_POSITION = {"known_dispense_id": ALWAYS, "boot_id": BOOT_ID, "event_no": ALWAYS, "shoe": ALWAYS}
 """The shoe's position the owner adds to service, link and fault entries (serial, last event)."""
 
 _DECK_CHECK = {name: ALWAYS for name in ("ok", "count", "back", "missing", "extra", "duplicates", "foreign",
@@ -290,8 +307,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             event=ALWAYS,
             reason=TEXT,
             attempts=ALWAYS,
-            old_boot_id=ALWAYS,
-            new_boot_id=ALWAYS,
+            old_boot_id=BOOT_ID,
+            new_boot_id=BOOT_ID,
             last_dispense_id=ALWAYS,
             event_counter=ALWAYS,
             dispense_id=ALWAYS,

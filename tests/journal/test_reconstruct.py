@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from shoe.journal import Entry, Journal
-from shoe.journal.reconstruct import card_text, reconstruct_round, round_text
+from shoe.journal.present import present_round
+from shoe.journal.present import round_text as _text
+from shoe.journal.reconstruct import card_text, reconstruct_round
 from tests.journal import COMMUNITY, ROUND, STACKS, build
+
+SEATS = "seats in dealing order (cents; wagered and net: the ante and street bets, stud: the pot):"
+COMMUNITY_HEADING = "community cards (1, 2, 3: turned over on 3rd, 4th, 5th street):"
+
+
+def round_text(r: dict[str, object]) -> str:
+    return _text(present_round(r))
 
 
 def round_entries(tmp_path: Path) -> list[Entry]:
@@ -36,10 +46,15 @@ def test_input_order_does_not_matter_seq_does(tmp_path: Path) -> None:
 def test_text_view(tmp_path: Path) -> None:
     text = round_text(reconstruct_round(round_entries(tmp_path)))
     lines = text.splitlines()
-    seat_lines = [line.split()[:4] for line in lines if line.startswith("  seat ")]
-    assert seat_lines == [["seat", "1:", "As", "Kd"], ["seat", "3:", "7c", "7d"], ["seat", "5:", "Qh", "Jh"]]
-    assert "community: 1:Th(up) 2:2c(up) 3:9s(up)" in lines
-    assert "irregularities: none" in lines and "closed" in lines[0] and "settled" in lines[0]
+    seat_lines = [line.split()[:3] for line in lines[lines.index(SEATS) + 2 :][:3]]
+    assert seat_lines == [["1", "As", "Kd"], ["3", "7c", "7d"], ["5", "Qh", "Jh"]]
+    start = lines.index(COMMUNITY_HEADING) + 2
+    assert [line.split()[:4] for line in lines[start : start + 3]] == [
+        ["1", "3rd", "street", "Th(up)"],
+        ["2", "4th", "street", "2c(up)"],
+        ["3", "5th", "street", "9s(up)"],
+    ]
+    assert "irregularities: none" in lines and lines[2].startswith("  closed  ") and lines[2].endswith(": settled")
 
 
 def entry(seq: int, kind: str, data: dict[str, object]) -> Entry:
@@ -68,9 +83,10 @@ def test_burns_irregularities_unread_cards_and_seats_without_cards() -> None:
     assert r["irregularities"][0]["data"]["outcome"] == "misdeal"
     assert [e["kind"] for e in r["other"]] == ["operator-note"]
     text = round_text(r)
-    assert "burns: 5d" in text and "seat 6: (no cards)" in text and "closed" in text and "void" in text
-    assert "irregularities:\n  #6 event=unreadable card outcome=misdeal" in text
-    assert "  #9 operator-note text=shoe replaced" in text
+    assert "burns: 5d" in text and re.search(r"\n +6  \(no cards\)", text) and "closed" in text and "void" in text
+    local = r"\S+ \S+ \S+ \(UTC[+-]\d\d:\d\d\)"  # the time in local time with the zone
+    assert re.search(rf"irregularities:\n  #6 +{local}  event=unreadable card outcome=misdeal", text)
+    assert re.search(rf"  #9 +{local}  operator-note text=shoe replaced", text)
 
 
 def test_seven_card_stud_up_cards_are_marked() -> None:
@@ -95,7 +111,7 @@ def test_seats_as_shoed_journals_them_for_each_game() -> None:
     r = reconstruct_round(entries)
     assert [(s["seat"], s["wagers"]) for s in r["seats"]] == [(2, None), (1, None), (4, None)]
     text = round_text(r)
-    assert "seat 4: (no cards)" in text and "wagers: -" in text
+    assert re.search(r"\n +4  \(no cards\) .* -$", text, re.M)
     listed = {**stud, "seats": [{"seat": 3, "ante": 500}, {"seat": 5}]}
     r = reconstruct_round([entry(1, "round-opened", listed)])
     assert [(s["seat"], s["wagers"]) for s in r["seats"]] == [(3, {"ante": 500}), (5, None)]

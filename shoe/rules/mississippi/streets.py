@@ -111,26 +111,28 @@ class Streets:
     def verify_reveal(self, index: int, card: CardInput = None) -> None:
         street = self.street or 0
         rule = self._core.rules.reveals[street]
-        self._core.check_step("reveal", f"reveal of community card {index!r}", rule)
+        self._core.check_step("reveal", f"reveal of {_community(index)}", rule)
         expected = len(self._core.book.revealed)
         if index != expected:
             raise RuleViolation(
-                f"reveal of community card index {index!r} refused: index {expected} is next",
+                f"reveal of {_community(index)} refused: {_community(expected)} is next",
                 rule=rule,
                 code="out-of-order",
             )
         waiting = self.next_to_decide
         if waiting is not None:
             raise RuleViolation(
-                f"reveal of community card index {index} refused: seat {waiting} has not decided on "
+                f"reveal of {_community(index)} refused: seat {waiting} has not decided on "
                 f"{STREET_NAMES[street]} street",
                 rule=rule,
                 code="out-of-order",
             )
 
     def reveal(self, index: int, card: CardInput = None) -> RevealRecord | MisdealRecord:
-        """Turn over community card ``index`` (0, 1, 2), identified now (stub source: it must be a card
-        still in the stub; shoe source: ``card`` may be omitted, and must match the dispensed one)."""
+        """Turn over community card ``index`` (0, 1, 2: what every message, the API and ``journal show``
+        call community card 1, 2, 3; ``RevealRecord.index`` keeps the 0-based value), identified now
+        (stub source: it must be a card still in the stub; shoe source: ``card`` may be omitted, and
+        must match the dispensed one)."""
         self.verify_reveal(index, card)
         rule = self._core.rules.reveals[self.street or 0]
         if self._core.profile.community_source is CommunitySource.SHOE:
@@ -186,3 +188,12 @@ class Streets:
         )
         self._core.finish_if_done()
         return record
+
+
+def _community(index: object) -> str:
+    """The engine's 0-based ``index`` as people read it: community card 1, 2 or 3, turned over on the
+    layout's 3rd, 4th or 5th street (NY 5324.38(e)(2),(4),(6)); one convention for every message."""
+    if type(index) is not int:
+        return f"community card {index!r}"
+    street = f" ({STREET_NAMES[index]} street)" if 0 <= index < len(STREET_NAMES) else ""
+    return f"community card {index + 1}{street}"

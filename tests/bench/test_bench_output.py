@@ -1,0 +1,78 @@
+"""The benchmarks' output (issue 12, section 2, item 19): one short line per figure (at most 400
+characters), each figure with its unit and, for a ratio, the reference it is against; every label
+explained on a line of its own; a reference that is not installed says how to install it."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+MAX_LINE = 400
+UNITS = re.compile(
+    r"\d[\d,.]*\s?(x|%|ms|s|B|MiB|KiB|evals/s|frames/s|rounds/s|rounds|commits/s|records|"
+    r"events|cards|threads|wake-ups/s|examples/s|examples|ms/round|ms/event|connections|CPUs)\b"
+)
+FIGURES = ("protocol.py", "hands.py", "service.py", "slowloris.py")
+
+
+def _run(script: str, *args: str) -> list[str]:
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, check=True)  # fmt: skip
+    return done.stdout.splitlines()
+
+
+def _check(lines: list[str]) -> None:
+    assert lines
+    for line in lines:
+        assert len(line) <= MAX_LINE, f"{len(line)} characters: {line}"
+        label, sep, rest = line.partition(": ")
+        if " = " in label:  # a legend: "label = meaning"
+            continue
+        assert sep and label, f"no 'label: ' at the start: {line}"
+        if rest.startswith("skipped"):  # a reference not installed
+            continue
+        assert UNITS.search(rest), f"a figure without its unit: {line}"
+        if re.search(r"\d\s?x\b", rest):
+            assert re.search(r"\d\s?x (of |ours|the |[a-z])", rest), f"a ratio without its reference: {line}"
+
+
+def test_protocol_bench_lines() -> None:
+    _check(_run("protocol.py", "--quick"))
+
+
+def test_hands_bench_explains_its_labels_and_how_to_install_the_references() -> None:
+    lines = _run("hands.py", "--quick")
+    _check(lines)
+    for label in {m[0] for line in lines if (m := re.match(r"[57]-card", line))}:
+        assert any(line.startswith(f"{label} set = ") for line in lines), f"{label} is not explained: {lines}"
+    assert not any(re.search(r"\d-card/\d", line) for line in lines)
+    for line in (x for x in lines if "not installed" in x):
+        assert "pip install -e '.[bench]'" in line, line
+
+
+@pytest.mark.parametrize("script", FIGURES)
+def test_every_bench_line_goes_through_the_one_printer(script: str) -> None:
+    """No ``print`` of its own: ``bench._report`` prints, and refuses a line over 400 characters."""
+    tree = ast.parse((BENCH / script).read_text(encoding="utf-8"))
+    prints = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"]
+    assert not prints, f"bench/{script} prints by itself on lines {prints}"
+
+
+def test_the_printer_refuses_a_long_line_and_formats_a_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(ROOT))
+    from bench import _report
+
+    _report.figure("decode card-read event (12 B)", 123456.0, "frames/s", vs=(128.6, "the 115,200-baud limit"))
+    line = "decode card-read event (12 B): 123,456 frames/s = 128.60x the 115,200-baud limit\n"
+    assert capsys.readouterr().out == line
+    with pytest.raises(ValueError, match="400"):
+        _report.say("x" * 401)
+    _report.skipped("treys", "not installed")
+    assert capsys.readouterr().out == "treys: skipped: not installed; pip install -e '.[bench]' adds it\n"
