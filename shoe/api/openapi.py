@@ -67,6 +67,16 @@ _ERROR_SCHEMA: dict[str, Any] = {
     },
 }
 _OBJECT: dict[str, Any] = {"type": "object"}
+SHOE_COUNTERS: dict[str, str] = {
+    "cards": "cards dispensed",
+    "stacks": "stacks completed",
+    "jams": "jams",
+    "misreads": "cards the reader could not identify",
+    "double_feeds": "double feeds",
+    "misfeeds": "misfeeds",
+    "power_cycles": "power cycles",
+}
+"""The fields of a COUNTERS response (shoe.present.counters), each u32, lifetime, non-volatile."""
 _SUCCESS_CONTENT: dict[str, dict[str, Any]] = {
     "/v1/round": {"application/json": {"schema": {
         "type": "object", "required": ["round"],
@@ -86,6 +96,18 @@ _SUCCESS_CONTENT: dict[str, dict[str, Any]] = {
         },
     }}},
     "/metrics": {"text/plain; version=0.0.4": {"schema": {"type": "string"}}},
+    "/v1/shoe/counters": {"application/json": {"schema": {
+        "type": "object", "required": ["shoe", "read_at", "counters"], "additionalProperties": False,
+        "description": "The shoe's own lifetime, non-volatile counters (protocols/SPEC.md, COUNTERS), "
+        "read from it for this request; /metrics has the service's since its start",
+        "properties": {
+            "shoe": {"type": ["string", "null"], "description": "the shoe's serial"},
+            "read_at": {"type": "string", "format": "date-time"},
+            "counters": {"type": "object", "additionalProperties": False, "required": list(SHOE_COUNTERS),
+                         "properties": {name: {"type": "integer", "minimum": 0, "description": text}
+                                        for name, text in SHOE_COUNTERS.items()}},
+        },
+    }}},
 }  # fmt: skip
 _EVENT_PARAMETERS: list[dict[str, Any]] = [
     {
@@ -115,6 +137,8 @@ def _error_statuses(route: Route) -> list[int]:
         statuses += list(SERVICE_STATUSES)
     if route.path == "/v1/events":
         statuses += [400, 409]
+    if route.path == "/v1/shoe/counters":
+        statuses += [503]  # the shoe cannot answer now (the link is down)
     return sorted(set(statuses))
 
 

@@ -39,6 +39,7 @@ class Service(Protocol):
     def submit(self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role) -> dict[str, Any]: ...
     def round_view(self, role: Role) -> dict[str, Any] | None: ...
     def deck_view(self) -> dict[str, Any] | None: ...
+    def shoe_counters(self) -> dict[str, Any]: ...
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]: ...
     @property
     def metrics_registry(self) -> CollectorRegistry: ...
@@ -100,6 +101,10 @@ def _deck(req: Request) -> Reply:
     return _json(req.service.deck_view())
 
 
+def _shoe_counters(req: Request) -> Reply:
+    return _json(req.service.shoe_counters())
+
+
 def _submit(action: str, status: int = 200, headers: Mapping[str, str] | None = None) -> Handler:
     def handler(req: Request) -> Reply:
         assert req.role is not None
@@ -152,6 +157,15 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/status", _status, ANY, "getStatus", "Service and shoe status", "status"),
     Route("GET", "/v1/round", _round, ANY, "getRound", "The current round, secrecy-filtered", "round"),
     Route("GET", "/v1/deck", _deck, ANY, "getDeck", "The deck in the shoe: its state, check, what to do now", "deck"),
+    Route(
+        "GET",
+        "/v1/shoe/counters",
+        _shoe_counters,
+        (TECHNICIAN,),
+        "getShoeCounters",
+        "The shoe's lifetime counters (COUNTERS), read from the shoe now",
+        "status",
+    ),
     *(_action_route(action) for action in ACTIONS),
     Route("GET", "/v1/events", _events, ANY, "getEvents", "The event stream (Server-Sent Events)", "events"),
     Route("GET", "/v1/openapi.json", _openapi, (), "getOpenApi", "This OpenAPI document", "meta"),

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
@@ -22,16 +23,19 @@ import msgspec
 import structlog
 from prometheus_client import CollectorRegistry
 
+from drivers.errors import ShoeError
 from drivers.transport import Transport, open_transport, redact_port
+from shoe import present
 from shoe.hands import tables as hand_tables
 from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
-from shoe.service.errors import ErrorKind, Role, ServiceError
+from shoe.service.errors import ErrorKind, Role, ServiceError, from_shoe
 from shoe.service.feed import EventFeed
 from shoe.service.metrics import Live, Metrics
 from shoe.service.mississippi import MississippiRun
 from shoe.service.owner import Command, Owner, ShoeItem
 from shoe.service.rounds import RoundRun
+from shoe.service.secrecy import public_view
 from shoe.service.stud import StudRun
 
 __all__ = ["GAMES", "TableService"]
@@ -39,6 +43,7 @@ __all__ = ["GAMES", "TableService"]
 log = structlog.get_logger("shoe.service")
 GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun.game: StudRun}
 STOP, KILL = "__stop__", "__kill__"
+READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
 TICK_S = 0.25
 
 
@@ -105,6 +110,8 @@ class TableService:
                 if isinstance(item, ShoeItem):
                     owner.handle_shoe(item.item)
                     owner.after()
+                elif item is not None and item.action == READ_COUNTERS:
+                    _read_counters(owner, item)
                 elif item is not None and item.action in (STOP, KILL):
                     owner.shutdown(clean=item.action == STOP)
                     item.future.set_result({})
@@ -156,12 +163,20 @@ class TableService:
         ``params`` is the action's request (``shoe.service.requests``), or a mapping converted to it with
         the same checks as the HTTP edge (``bad-request`` names the field's path).
         """
+        request = params if isinstance(params, msgspec.Struct) else dict(params or {})
+        timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
+        return self._on_owner(Command(action, request, role, Future()), timeout)
+
+    def shoe_counters(self) -> dict[str, Any]:
+        """The shoe's lifetime counters (COUNTERS, protocols/SPEC.md §3), asked of the shoe now by the owner
+        thread (the only one that talks to it), between two items: ``{"shoe", "read_at", "counters"}``."""
+        return self._on_owner(Command(READ_COUNTERS, {}, None, Future()), self.config.submit_timeout)
+
+    def _on_owner(self, command: Command, timeout: float) -> dict[str, Any]:
         if not self._running:
             raise ServiceError("not-running", "the service is not running", kind=ErrorKind.UNAVAILABLE)
-        future: Future[dict[str, Any]] = Future()
-        request = params if isinstance(params, msgspec.Struct) else dict(params or {})
-        self._owner.inbox.put(Command(action, request, role, future))
-        timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
+        future = command.future
+        self._owner.inbox.put(command)
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:
@@ -243,3 +258,27 @@ class TableService:
         """For the watchdog: the owner thread is alive and has looped within ``limit`` seconds."""
         alive = self._thread is not None and self._thread.is_alive()
         return alive and time.monotonic() - self._owner.shown.heartbeat < limit
+
+
+def _read_counters(owner: Owner, cmd: Command) -> None:
+    """Answer ``shoe_counters`` on the owner thread; a shoe that cannot answer is ``shoe-unavailable`` (503)."""
+    if not cmd.future.set_running_or_notify_cancel():
+        return
+    try:
+        if owner.stopping:
+            raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
+        counters = owner.supervisor.shoe().counters()
+    except ServiceError as exc:
+        cmd.future.set_exception(exc)
+        return
+    except ShoeError as exc:
+        cmd.future.set_exception(from_shoe(exc))
+        return
+    except Exception:
+        cmd.future.set_exception(ServiceError("internal", "internal error; the service log has the details",
+                                              kind=ErrorKind.INTERNAL))  # fmt: skip
+        raise
+    read_at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    figures = public_view("shoe-counters-figures", present.counters(counters))  # only its declared fields
+    answer = {"shoe": owner.supervisor.shoe_serial(), "read_at": read_at, "counters": figures}
+    cmd.future.set_result(public_view("shoe-counters", answer))

@@ -228,8 +228,9 @@ class DeckCycle:
         count = status.get("cards_remaining")
         if client is None or count is None:
             return
-        if self.state is not DeckState.IN_PLAY:
+        if self.state is not DeckState.IN_PLAY and count != self.count:
             self.count = count
+            self.publish()  # between items too: the count the deck view shows is the shoe's (GET /v1/deck)
         capabilities = client.identity.capabilities if client.identity else 0
         if not capabilities & Capability.DECK_LOADED and self.state is DeckState.AWAITING and count > 0:
             self._loaded(count, "", "status")

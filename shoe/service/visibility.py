@@ -361,6 +361,11 @@ VIEWS: Mapping[str, Visibility] = MappingProxyType(
         "deck": _v(state=ALWAYS, deck_no=ALWAYS, count=ALWAYS, back=ALWAYS, expected_back=ALWAYS, backs=ALWAYS,
                    check=ALWAYS, emulator=ALWAYS, hint=ALWAYS, actions=ALWAYS),  # check: shown as "deck-check"
         "deck-check": _v(**_DECK_CHECK, at=ALWAYS),
+        # GET /v1/shoe/counters: the shoe's lifetime COUNTERS (SPEC §3), counts only, shown as "shoe-counters-figures"
+        "shoe-counters": _v(shoe=ALWAYS, read_at=ALWAYS, counters=ALWAYS),
+        "shoe-counters-figures": _v(cards=ALWAYS, stacks=ALWAYS, jams=ALWAYS, misreads=ALWAYS, double_feeds=ALWAYS,
+                                    misfeeds=ALWAYS, power_cycles=ALWAYS),
     }
 )  # fmt: skip
-"""The service's views that are not journal entries (GET /v1/deck and the ``deck`` event), field by field."""
+"""The service's views that are not journal entries (GET /v1/deck and the ``deck`` event, GET /v1/shoe/counters),
+field by field."""

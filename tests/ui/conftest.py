@@ -209,6 +209,15 @@ def sync(page: Any, expected: set[str], timeout: float = 8.0) -> None:
         raise AssertionError(f"enabled actions {enabled_actions(page)} != expected {want}") from exc
 
 
+def between_rounds(table: Table) -> set[str]:
+    """The buttons the dealer display offers with no live round: **New round** on a checked deck, else what
+    the deck view offers now (its ``actions``; the load only where the shoe is an emulator)."""
+    deck = table.client.ok("GET", "/v1/deck")
+    if deck["state"] == "checked":
+        return {"new-round"}
+    return {a for a in deck["actions"] if a != "load-deck" or deck["emulator"]}
+
+
 def card_forms(code: str) -> tuple[str, str, str]:
     """A card as the page could hold it: its code, its glyph form (``10♥``) and its spoken name."""
     rank, suit = code[0], code[1]

@@ -12,6 +12,7 @@ from typing import Any
 
 from tests.ui.conftest import (
     Table,
+    between_rounds,
     hidden_cards_absent,
     open_page,
     screenshot,
@@ -44,10 +45,12 @@ REGULATED_ORDER = [
 ]
 
 
-def expected_actions(view: Any) -> set[str]:
-    """What the rules allow now, from the round view alone (no progressive lock-out in NY)."""
+def expected_actions(view: Any, table: Table | None = None) -> set[str]:
+    """What the rules allow now, from the round view (no progressive lock-out in NY); between rounds, from
+    the deck view too (a round's deck is gone with its stub: the next one is loaded first)."""
     if view is None or view["closed"]:
-        return {"new-round"}
+        assert table is not None
+        return between_rounds(table)
     allowed = {"void"}
     state = view["state"]
     if state == "open-for-wagers":
@@ -113,7 +116,7 @@ def test_a_new_york_round_by_tapping_shows_no_card_before_its_time(make_table: A
     while True:
         wait_idle(page)  # the tapped action has been answered: the service's view is final for this step
         view = table.view()
-        sync(page, expected_actions(view))
+        sync(page, expected_actions(view, table))
         hidden_cards_absent(page, hidden)
         if view["closed"]:
             break
@@ -160,7 +163,8 @@ def test_a_jam_during_the_deal_shows_the_misdeal_and_the_fault_with_what_to_do(m
     tap(page, "deal")
     wait_idle(page)
     assert table.view()["state"] == "misdeal"
-    sync(page, {"new-round"})
+    assert between_rounds(table) == {"release-stub"}  # the part-dealt deck is still in the shoe
+    sync(page, {"release-stub"})
     hidden_cards_absent(page, set(DECK))  # a void round never shows its hands
 
     misdeal = page.locator('[data-banner="misdeal"]')
@@ -176,13 +180,13 @@ def test_a_jam_during_the_deal_shows_the_misdeal_and_the_fault_with_what_to_do(m
     )
     assert "card jam in the feed path" in fault.inner_text()
 
-    # The next round cannot open on a part-dealt deck: the dialog says why and offers the stub release,
-    # which the shoe refuses while it is jammed, with what to do.
-    tap(page, "new-round")
-    page.locator("#ante-1").fill("10")
-    page.locator("#open-submit").tap()
-    error = page.locator("#open-error")
-    page.wait_for_function("() => document.getElementById('open-error').textContent.includes('49 cards')")
-    assert "load a shuffled deck" in error.inner_text()
-    page.locator("#open-release").tap()
-    page.wait_for_function("() => document.getElementById('open-error').textContent.includes('open the door')")
+    # The next round cannot open on a part-dealt deck: the panel says so and offers no New round, only the
+    # stub release, which the shoe refuses while it is jammed, with what to do.
+    page.wait_for_function(  # the count the shoe senses, once the service has re-read it (every 5 s)
+        "() => document.getElementById('prompt').textContent.includes('49 cards')", timeout=12_000
+    )
+    prompt = page.locator("#prompt").inner_text()
+    assert "Round void" in prompt and "Release the stub" in prompt
+    tap(page, "release-stub")
+    page.locator('[data-banner="problem"]').wait_for()
+    assert "open the door" in page.locator('[data-banner="problem"]').inner_text()

@@ -23,7 +23,7 @@ def test_identity_counters_faults_journal_and_maintenance(make_table: Any, page:
     assert "EMU0001" in identity and "EMU-1" in identity and "emu-1.0" in identity
     assert page.locator("#link-pill").inner_text() == "Shoe link up"
     assert "idle" in page.locator("#status").inner_text()
-    page.wait_for_function("() => document.querySelector('[data-counter=\"Rounds\"] b').textContent === '0'")
+    page.wait_for_function("() => document.querySelector('[data-counter=\"Rounds\"] dd').textContent === '0'")
     assert page.locator("#faults").inner_text() == "No fault flags set."
 
     page.locator("#verify").click()
@@ -35,7 +35,7 @@ def test_identity_counters_faults_journal_and_maintenance(make_table: Any, page:
     page.wait_for_function("() => document.body.dataset.live === 'round'")
     assert maintenance_enabled(page) == [False, False, False]
     assert "round is live" in page.locator("#maint-note").inner_text()
-    page.wait_for_function("() => document.querySelector('[data-counter=\"Rounds\"] b').textContent === '1'")
+    page.wait_for_function("() => document.querySelector('[data-counter=\"Rounds\"] dd').textContent === '1'")
 
     table.client.ok("POST", "/v1/round/void", {"cause": "other"})
     page.wait_for_function("() => document.body.dataset.live === 'idle'")
@@ -59,4 +59,34 @@ def test_identity_counters_faults_journal_and_maintenance(make_table: Any, page:
     fault.get_by_role("button", name="Clear the jam fault").click()
     page.wait_for_function("() => document.getElementById('dispense-result').textContent.includes('cleared')")
     page.locator("#faults .none").wait_for(timeout=9000)
-    page.wait_for_function("() => document.querySelector('[data-counter=\"Faults\"] b').textContent === '1'")
+    page.wait_for_function("() => document.querySelector('[data-counter=\"Faults\"] dd').textContent === '1'")
+
+
+SERVICE_LABELS = ["Rounds opened", "Cards dealt in rounds", "Shoe faults", "Link reconnects", "API requests",
+                  "Open event streams"]  # fmt: skip
+SHOE_LABELS = ["Cards dispensed", "Stacks", "Jams", "Misreads", "Double feeds", "Misfeeds", "Power cycles"]
+
+
+def figure(page: Any, attribute: str, name: str) -> str:
+    return str(page.locator(f'[data-{attribute}="{name}"] dd').inner_text())
+
+
+def test_the_shoes_lifetime_counters_show_beside_the_services_each_labelled(make_table: Any, page: Any) -> None:
+    """Issue 12 item 16: "Counters" were the service's since-start figures only; the shoe's own lifetime
+    counters (COUNTERS) show beside them, each set and each figure labelled, read from the shoe."""
+    table: Table = make_table()
+    open_page(page, table, "technician.html")
+    page.wait_for_function("() => document.querySelector('[data-shoe-counter=\"cards\"] dd').textContent === '0'")
+    assert page.locator("#h-service-counters").inner_text().startswith("Service, since it started")
+    assert page.locator("#h-shoe-counters").inner_text().startswith("Shoe, lifetime")
+    assert "EMU0001" in page.locator("#shoe-counters-note").inner_text()
+    assert page.locator("#counters dt").all_inner_texts() == SERVICE_LABELS
+    assert page.locator("#shoe-counters dt").all_inner_texts() == SHOE_LABELS
+
+    # A test dispense moves the shoe's counters, not the service's cards dealt in rounds.
+    table.client.post("/v1/maintenance/dispense", {"stacks": 2, "size": 3})
+    page.wait_for_function("() => document.querySelector('[data-shoe-counter=\"cards\"] dd').textContent === '6'")
+    assert figure(page, "shoe-counter", "stacks") == "2"
+    assert figure(page, "shoe-counter", "jams") == "0"
+    assert figure(page, "counter", "Cards dealt") == "0"
+    assert figure(page, "counter", "Rounds") == "0"

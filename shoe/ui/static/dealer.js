@@ -11,6 +11,7 @@ import { api, ApiError, authHeaders, askToken, initToken, withAuth } from "./api
 import { EventFeed } from "./events.js";
 import { statusChaser } from "./status.js";
 import { back, card, cents, h, handName, money, placeholder, streetName } from "./cards.js";
+import { deckPrompt, deckStrip, holds, offers, plainHint, readDeck } from "./deck.js";
 
 initToken("dealer");
 
@@ -19,6 +20,7 @@ const $ = (id) => document.getElementById(id);
 const S = {
   view: null, // the round view; null before any round
   health: null, // GET /v1/status
+  deck: null, // GET /v1/deck: the deck in the shoe (null: this service has no deck view)
   feed: "connecting",
   busy: 0, // dealer requests in flight
   guard: false,
@@ -87,6 +89,24 @@ async function refreshStatus() {
   return statusBusy;
 }
 
+let deckBusy = null;
+let deckQueued = false;
+/** Re-read /v1/deck (the same sharing as refreshStatus): after every event and every action. */
+async function refreshDeck() {
+  if (deckBusy) { deckQueued = true; return deckBusy; }
+  deckBusy = (async () => {
+    do {
+      deckQueued = false;
+      try {
+        S.deck = await readDeck("Dealer");
+      } catch { /* the feed state says when the service is unreachable */ }
+    } while (deckQueued);
+    deckBusy = null;
+    render();
+  })();
+  return deckBusy;
+}
+
 // Until the status has caught up with a fault event, the banner comes from the event (status.js).
 const chaseStatus = statusChaser(S, refreshStatus, render);
 
@@ -104,7 +124,7 @@ const feed = new EventFeed({
     return Math.max(0, status.service.journal_seq - 60); // the round's last steps for the history, then live
   },
   onUnauthorized: () => askToken("Dealer", "Enter the dealer's token to use this screen."),
-  onOpen: () => { refreshRound(); refreshStatus(); },
+  onOpen: () => { refreshRound(); refreshStatus(); refreshDeck(); },
   onState: (state) => { S.feed = state; render(); },
   onEvent: (type, event) => {
     remember(type, event);
@@ -118,6 +138,7 @@ const feed = new EventFeed({
     }
     if (/^(shoe-|link|round-(opened|closed|paused|resumed))/.test(type) || type === "service") refreshStatus();
     refreshRound();
+    refreshDeck();
   },
 });
 
@@ -156,7 +177,7 @@ async function act(method, path, body) {
     S.problem = exc;
   } finally {
     S.stackSeat = null;
-    await refreshRound();
+    await Promise.all([refreshRound(), refreshDeck()]);
     S.busy--;
     S.guard = true;
     render();
@@ -308,10 +329,32 @@ function studPlan(v) {
   return plan;
 }
 
+/** Between rounds with a deck that is not checked: what to do with it, and only the deck actions offered now
+ * (the deck view's actions; the load only on an emulator). The step the state calls for comes first. */
+function deckPlan(deck) {
+  const prompt = deckPrompt(deck);
+  const p = { title: prompt.title, text: prompt.text, problems: prompt.problems, rule: plainHint(prompt.hint), actions: [], secondary: [] };
+  const refused = deck.state === "refused", loaded = deck.state === "loaded";
+  const release = action("release-stub", refused ? "Remove the refused deck" : "Release the stub", "the shoe empties: cards to the discard rack",
+    post("/v1/round/release-stub"), { wide: true, kind: loaded ? "quiet" : "step" });
+  const check = action("check-deck", refused ? "Check it again" : "Check the deck", "every card, before the first stack",
+    post("/v1/deck/check"), { wide: true, kind: refused ? "quiet" : "step" });
+  if (offers(deck, "load-deck")) p.actions.push(action("load-deck", "Load a shuffled deck", "emulator: the dealer's load", post("/v1/deck/load"), { wide: true }));
+  const order = refused ? [["release-stub", release], ["check-deck", check]] : [["check-deck", check], ["release-stub", release]];
+  for (const [name, step] of order) if (offers(deck, name)) p.actions.push(step);
+  return p;
+}
+
 function plan() {
   const v = S.view;
   if (!live(v)) {
-    const p = { title: v ? (v.state === "void" || v.misdeal ? "Round void" : "Round complete") : "No round", text: v ? "" : "Open a round with the players' wagers.", rule: "", actions: [], secondary: [] };
+    const over = v ? (v.state === "void" || v.misdeal ? "Round void" : "Round complete") : null;
+    if (S.deck && S.deck.state !== "checked") {
+      const p = deckPlan(S.deck);
+      if (over) p.text = `${over}. ${p.text}`;
+      return p;
+    }
+    const p = { title: over || "No round", text: v ? "" : "Open a round with the players' wagers.", rule: "", actions: [], secondary: [] };
     p.actions.push(action("new-round", "New round", "enter the wagers", openRoundDialog, { wide: true }));
     return p;
   }
@@ -622,7 +665,8 @@ function dealerSpot(v) {
   const next = nextStack(v);
   if (next !== null && next !== undefined) return `Next stack: seat ${next}`;
   if (v && v.game === "seven-card-stud" && !v.closed) return `Shoe · burns ${v.burn_count} · stub ${v.stub_remaining}`;
-  return shoe?.identity?.serial ? `Shoe ${shoe.identity.serial}` : "Shoe";
+  const name = shoe?.identity?.serial ? `Shoe ${shoe.identity.serial}` : "Shoe";
+  return S.deck ? `${name} · ${holds(S.deck)}` : name;
 }
 
 function msSeats(v) {
@@ -720,12 +764,14 @@ function renderPanel() {
   const prompt = [h("h2", { tabindex: "-1" }, p.title)];
   if (p.text) prompt.push(h("p", {}, p.text));
   if (p.rule) prompt.push(h("p", { class: "rule" }, p.rule));
+  if (p.problems?.length) prompt.push(h("ul", { class: "deck-problems", "aria-label": "What is wrong with the deck" }, p.problems.map((x) => h("li", {}, x))));
   if (v && v.closed) prompt.push(results(v));
   const steps = progress(v);
   if (steps) prompt.push(steps);
   const promptBox = $("prompt");
   const promptKey = prompt.map((n) => n.outerHTML).join("");
   if (promptBox.dataset.key !== promptKey) { promptBox.replaceChildren(...prompt); promptBox.dataset.key = promptKey; }
+  renderDeck();
 
   const key = [...p.actions, ...p.secondary].map((a) => `${a.id}|${a.label}|${a.sub}`).join(",");
   const actions = $("actions"), secondary = $("secondary");
@@ -743,6 +789,16 @@ function renderPanel() {
     promptBox.querySelector("h2")?.focus({ preventScroll: true });
   }
   renderHistory(v);
+}
+
+function renderDeck() {
+  const box = $("deck");
+  const strip = S.deck ? [deckStrip(S.deck, live(S.view))] : [];
+  const key = strip.map((n) => n.outerHTML).join("");
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...strip);
+  box.hidden = !strip.length;
 }
 
 function renderHistory(v) {
@@ -811,6 +867,9 @@ render();
 withAuth("Dealer", () => api("GET", "/v1/status")).then((status) => {
   S.health = status;
   render();
+  refreshDeck();
   feed.start();
 }).catch(() => feed.start());
 setInterval(() => { if (S.feed === "live") refreshStatus(); }, 10000);
+// The count the shoe senses moves without an event (the service re-reads the shoe's status every 5 s).
+setInterval(() => { if (S.feed === "live") refreshDeck(); }, 5000);

@@ -1,17 +1,25 @@
-// The technician page: the shoe's identity, link, status and faults (with what to do), the service's
-// counters, recent events, the journal check, and maintenance (test dispense, clear fault), which the
-// service refuses while a round is live: the buttons are disabled then, and say why.
+// The technician page: the shoe's identity, link, status and faults (with what to do), the deck in the
+// shoe and its last check, two sets of counters side by side (the service's since it started, from
+// /metrics, and the shoe's own lifetime ones, GET /v1/shoe/counters), recent events, the journal
+// check, and maintenance (test dispense, clear fault), which the service refuses while a round is
+// live: the buttons are disabled then, and say why. Loading and checking a deck are the dealer's.
 
 import { api, apiText, authHeaders, askToken, initToken, withAuth } from "./api.js";
 import { EventFeed } from "./events.js";
 import { statusChaser } from "./status.js";
 import { clock, h, money } from "./cards.js";
+import { deckRows, problems, readDeck } from "./deck.js";
 
 initToken("technician");
 
 const RECENT = 60;
 const $ = (id) => document.getElementById(id);
-const S = { health: null, metrics: {}, feed: "connecting", busy: false, events: [], shoeEvents: {} };
+const S = {
+  health: null, metrics: {}, feed: "connecting", busy: false, events: [], shoeEvents: {},
+  deck: null, // GET /v1/deck (null: this service has no deck view)
+  shoeCounters: null, // GET /v1/shoe/counters: {shoe, read_at, counters}
+  shoeCountersError: null, // why the last read failed (the last figures stay, with their time)
+};
 
 // ---- data ------------------------------------------------------------------------------------
 
@@ -20,8 +28,32 @@ function refreshSoon() {
   if (pending) return;
   pending = setTimeout(async () => {
     pending = null;
-    await Promise.all([refreshStatus(), refreshCounters()]);
+    await Promise.all([refreshStatus(), refreshCounters(), refreshDeck()]);
   }, 120);
+}
+
+async function refreshDeck() {
+  try {
+    S.deck = await readDeck("Technician");
+  } catch { /* idem */ }
+  render();
+}
+
+let shoeReading = null;
+/** The shoe's lifetime counters, asked of the shoe (not on every event: after what moves them, and each 30 s). */
+function refreshShoeCounters() {
+  if (shoeReading) return shoeReading;
+  shoeReading = (async () => {
+    try {
+      S.shoeCounters = await withAuth("Technician", () => api("GET", "/v1/shoe/counters"));
+      S.shoeCountersError = null;
+    } catch (exc) {
+      S.shoeCountersError = exc.status === 404 ? "this service cannot read them (upgrade shoed)" : exc.message;
+    }
+    shoeReading = null;
+    render();
+  })();
+  return shoeReading;
 }
 
 async function refreshStatus() {
@@ -61,7 +93,7 @@ const feed = new EventFeed({
     return Math.max(0, status.service.journal_seq - 30); // the last few events, then live
   },
   onUnauthorized: () => askToken("Technician", "Enter the technician's token to use this page."),
-  onOpen: () => refreshSoon(),
+  onOpen: () => { refreshSoon(); refreshShoeCounters(); },
   onState: (state) => { S.feed = state; render(); },
   onEvent: (type, event) => {
     if (S.events.some((e) => e.cursor === event.cursor)) return;
@@ -73,6 +105,7 @@ const feed = new EventFeed({
     S.events.length = Math.min(S.events.length, RECENT);
     renderEvents();
     refreshSoon();
+    if (/^(technician|round-closed|shoe-fault|link|service)/.test(type)) refreshShoeCounters();
   },
 });
 
@@ -91,7 +124,7 @@ async function maintenance(path, body, show) {
     show(null, exc);
   } finally {
     S.busy = false;
-    await Promise.all([refreshStatus(), refreshCounters()]);
+    await Promise.all([refreshStatus(), refreshCounters(), refreshDeck(), refreshShoeCounters()]);
   }
 }
 
@@ -180,12 +213,8 @@ function render() {
     h("button", { class: "btn quiet", type: "button", disabled: live || S.busy, "aria-label": `Clear the ${f.code.replace(/_/g, " ")} fault`, onclick: () => clearFault(f.code) }, "Clear")))
     : [h("li", { class: "none" }, status ? "No fault flags set." : "\u2013")]));
 
-  const m = S.metrics;
-  const counters = [
-    ["Rounds", m.shoe_rounds_total], ["Cards dealt", m.shoe_cards_total], ["Faults", m.shoe_faults_total],
-    ["Reconnects", m.shoe_reconnects_total], ["API requests", m["shoe_api_requests_total:sum"]], ["Streams", m.shoe_api_event_streams],
-  ];
-  $("counters").replaceChildren(...counters.map(([name, value]) => h("div", { class: "counter", dataset: { counter: name } }, h("b", {}, value ?? "\u2013"), h("span", {}, name))));
+  renderCounters(service);
+  renderDeck();
 
   $("journal").replaceChildren(...kv([["File", service?.journal], ["Last entry", service?.journal_seq], ["Service up", uptime(service?.uptime_s)]]));
 
@@ -194,6 +223,42 @@ function render() {
     ? `A round is live (${round.game}, ${round.state}): maintenance and the journal check wait until it is finished or voided.`
     : "";
   for (const button of [$("dispense"), $("clear-all"), $("verify")]) button.disabled = live || S.busy || !health;
+}
+
+// Each figure says what it counts: the service's since this shoed started, the shoe's over its life.
+const SHOE_COUNTERS = [
+  ["cards", "Cards dispensed"], ["stacks", "Stacks"], ["jams", "Jams"], ["misreads", "Misreads"],
+  ["double_feeds", "Double feeds"], ["misfeeds", "Misfeeds"], ["power_cycles", "Power cycles"],
+];
+
+function counterRows(rows, key) {
+  return rows.map(([id, name, value]) => h("div", { dataset: { [key]: id } }, h("dt", {}, name), h("dd", {}, value ?? "\u2013")));
+}
+
+function renderCounters(service) {
+  const m = S.metrics;
+  const counters = [
+    ["Rounds", "Rounds opened", m.shoe_rounds_total], ["Cards dealt", "Cards dealt in rounds", m.shoe_cards_total],
+    ["Faults", "Shoe faults", m.shoe_faults_total], ["Reconnects", "Link reconnects", m.shoe_reconnects_total],
+    ["API requests", "API requests", m["shoe_api_requests_total:sum"]], ["Streams", "Open event streams", m.shoe_api_event_streams],
+  ];
+  $("counters").replaceChildren(...counterRows(counters, "counter"));
+  $("service-counters-note").textContent = service ? `this shoed process, up ${uptime(service.uptime_s)}` : "this shoed process";
+  const read = S.shoeCounters;
+  const values = read?.counters || {};
+  $("shoe-counters").replaceChildren(...counterRows(SHOE_COUNTERS.map(([id, name]) => [id, name, values[id]]), "shoeCounter"));
+  const serial = read?.shoe ? `shoe ${read.shoe}` : "its own counters";
+  $("shoe-counters-note").textContent = S.shoeCountersError
+    ? `${read ? `read ${clock(read.read_at)}; ` : ""}not read now: ${S.shoeCountersError}`
+    : read ? `${serial}, read from it ${clock(read.read_at)}` : "its own counters (reading…)";
+}
+
+function renderDeck() {
+  $("deck").replaceChildren(...kv(deckRows(S.deck)));
+  const list = problems(S.deck?.check);
+  $("deck-problems").replaceChildren(...list.map((x) => h("li", {}, x)));
+  $("deck-problems").hidden = !list.length;
+  $("deck-box").dataset.deckState = S.deck?.state || "none";
 }
 
 const LABELS = { "round-opened": "round opened", "round-closed": "round closed", "stack-for-seat": "stack announced", "stack-dealt": "stack dealt" };
@@ -209,6 +274,8 @@ function summary(e) {
     case "settlement": return e.seat ? `seat ${e.seat}: ${e.outcome} ${money(e.net, true)}` : `pot to ${(e.awards || []).map((a) => `seat ${a.seat}`).join(", ")}`;
     case "shoe-fault": case "shoe-fault-cleared": return String(e.code || "").toLowerCase().replace(/_/g, " ");
     case "technician": return { "maintenance-dispense": "test dispense", "clear-fault": "fault cleared", "verify-journal": "journal check" }[e.action] || e.action || "";
+    case "deck": return e.event ? `${e.event}${e.count === null || e.count === undefined ? "" : ` · ${e.count} cards`}${e.ok === false ? " · FAILED" : e.ok ? " · passed" : ""}`
+      : `${e.state || ""}${e.count === null || e.count === undefined ? "" : ` · ${e.count} cards`}`;
     case "service": return e.event || "";
     case "irregularity": case "round-paused": return e.cause || "";
     default: return e.event || e.action || "";
@@ -231,6 +298,9 @@ withAuth("Technician", () => api("GET", "/v1/status")).then((status) => {
   S.health = status;
   render();
   refreshCounters();
+  refreshDeck();
+  refreshShoeCounters();
   feed.start();
 }).catch(() => feed.start());
 setInterval(() => { if (S.feed === "live") refreshSoon(); }, 5000);
+setInterval(() => { if (S.feed === "live") refreshShoeCounters(); }, 30000);
