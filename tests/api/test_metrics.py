@@ -7,6 +7,7 @@ parser (a reader nobody here wrote).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -146,6 +147,9 @@ def test_api_counters_label_values_and_parse() -> None:
 
 
 def test_served_metrics_parse_and_count_a_round(client: Client, service: TableService) -> None:
+    deadline = time.monotonic() + 10  # the deck found at the connect is journaled and checked first
+    while client.ok("GET", "/v1/deck")["state"] != "checked" and time.monotonic() < deadline:
+        time.sleep(0.02)
     first = scrape(client)
     for family in ("shoe_rounds_total", "shoe_cards_total", "shoe_faults_total", "shoe_reconnects_total"):
         assert family in first, family
