@@ -145,10 +145,7 @@ def _evaluate(t: Tables, seen: IntArray, wagered: IntArray, action: IntArray, nx
     vals, unseen, unit = next_values(t, seen, wagered)
     r = 52 - seen.shape[1]
     sums = (vals * unseen[:, :, None]).sum(axis=1)  # exact: r x the EV of each action, in 1/unit
-    if t.par.ties is Ties.PREFER_FOLD:
-        best = sums.argmax(axis=1)
-    else:
-        best = 3 - sums[:, ::-1].argmax(axis=1)
+    best = sums.argmax(axis=1) if t.par.ties is Ties.PREFER_FOLD else 3 - sums[:, ::-1].argmax(axis=1)
     idx = np.arange(rows)
     gap = (sums[idx, best] - sums[idx, action]).astype(np.float64) / (r * unit)
     taken = vals[idx, :, action].astype(np.float64) / unit

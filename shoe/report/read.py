@@ -117,7 +117,7 @@ def rounds_of(entries: list[Entry]) -> RoundInfo:
             continue
         cards = [_card(c.get("card")) for c in seat["cards"]]
         wagers = seat.get("wagers") if isinstance(seat.get("wagers"), Mapping) else {}
-        ante = wagers.get("ante") if type(wagers.get("ante")) is int else 0
+        ante = int(wagers["ante"]) if type(wagers.get("ante")) is int else 0
         info.seats.append(SeatRound(
             seat=int(key), ante=ante, wagered=int(seat.get("wagered") or 0), net=int(seat["net"]),
             hole=(cards[0], cards[1]) if len(cards) == 2 and min(cards) >= 0 else None,

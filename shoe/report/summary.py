@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from shoe.math.actual import Tables, collusion_test, evaluate, tables_for
+from shoe.math.actual import Decisions, Tables, collusion_test, evaluate, tables_for
 from shoe.math.hands import line_odds
 from shoe.math.side import three_card_bonus
 from shoe.report.read import RoundInfo, SeatRound
@@ -79,7 +79,9 @@ class Figures:
     var_observed: float = 0.0
     ev_given_up: float = 0.0
 
-    def add(self, rid: str, s: SeatRound, he: float, sd: float, gap: float, var: float) -> None:
+    def add(self, rid: str, s: SeatRound, theo: tuple[float, float, float, float]) -> None:
+        """One seat-round, with its paytable's house edge and sd per ante, its EV given up and variance."""
+        he, sd, gap, var = theo
         self.rounds.add(rid)
         self.seat_rounds += 1
         self.handle += s.wagered
@@ -142,7 +144,9 @@ def build_report(rounds: Iterable[RoundInfo], by: str = "all", alpha: float = 0.
         var[n] = t.hole_var
         if s.hole is None or s.forfeited:
             continue
-        streets = batches.setdefault(id(t), [{"t": [t], "n": [], "seen": [], "w": [], "a": [], "x": []} for _ in range(3)])
+        streets = batches.setdefault(
+            id(t), [{"t": [t], "n": [], "seen": [], "w": [], "a": [], "x": []} for _ in range(3)]
+        )
         w = 1
         for street, multiple in enumerate(s.decisions[:3]):
             seen = [*s.hole, *info.community[:street]]
@@ -174,14 +178,22 @@ def build_report(rounds: Iterable[RoundInfo], by: str = "all", alpha: float = 0.
     groups: dict[str, Figures] = {}
     total = Figures("total")
     worst: dict[str, float] = {}
+    series: dict[str, list[Any]] = {"opened": [], "handle": [], "win": [], "theo": [], "var": [], "net_antes": []}
     for n, (i, s) in enumerate(seats):
         info = played[i]
         t = tables[info.jurisdiction]
         he, sd = float(t.par.house_edge), t.par.std_dev
         key = group_key(by, info, s.seat)
-        groups.setdefault(key, Figures(key)).add(info.round_id, s, he, sd, float(gap[n]), float(var[n]))
-        total.add(info.round_id, s, he, sd, float(gap[n]), float(var[n]))
+        theo = (he, sd, float(gap[n]), float(var[n]))
+        groups.setdefault(key, Figures(key)).add(info.round_id, s, theo)
+        total.add(info.round_id, s, theo)
         worst[info.round_id] = worst.get(info.round_id, 0.0) + s.ante * float(gap[n])
+        series["opened"].append(info.opened)
+        series["handle"].append(s.wagered)
+        series["win"].append(-s.net)
+        series["theo"].append(s.ante * (he + float(gap[n])))
+        series["var"].append(s.ante**2 * float(var[n]))
+        series["net_antes"].append(s.net / s.ante if s.ante else 0.0)
         seat = per_seat.setdefault(s.seat, {"seat": s.seat, "seat_rounds": 0, "ev_given_up": 0.0})
         seat["seat_rounds"] += 1
         seat["ev_given_up"] += s.ante * float(gap[n])
@@ -207,18 +219,17 @@ def build_report(rounds: Iterable[RoundInfo], by: str = "all", alpha: float = 0.
         "side_wagers": _side(played),
         "apart": _apart(infos),
         "period": _period(infos),
+        "series": series,  # per seat-round in order, for the plots (not printed)
     }  # fmt: skip
 
 
 def _seat_test(items: list[Any]) -> dict[str, Any]:
-    parts = {}
+    parts: dict[int, tuple[Any, list[int], list[bool]]] = {}
     for d, k, dev in items:
         parts.setdefault(id(d), (d, [], []))
         parts[id(d)][1].append(k)
         parts[id(d)][2].append(dev)
     # one Decisions per street: select this seat's rows from each
-    from shoe.math.actual import Decisions
-
     fields = Decisions.__dataclass_fields__
     chosen = [(d, np.asarray(ks), np.asarray(devs)) for d, ks, devs in parts.values()]
     merged = Decisions(*(np.concatenate([getattr(d, f)[ks] for d, ks, _ in chosen]) for f in fields))
@@ -232,6 +243,8 @@ def _side(played: list[RoundInfo]) -> list[dict[str, Any]]:
     for info in played:
         for s in info.seats:
             for bet, stake, net in s.side:
+                if stake == 0:
+                    continue  # Envy rides on the Progressive wager (PA 655a.11(i)(4)): no stake of its own
                 row = out.setdefault(bet, {"bet": bet, "wagers": 0, "handle": 0, "house_win": 0})
                 row["wagers"] += 1
                 row["handle"] += stake

@@ -124,8 +124,9 @@ def _decide(plans: list[Plan], rng: random.Random, cheater: int | None) -> None:
         p.decisions = {s: [] for s in p.seats}
     for street in range(3):
         idx = np.flatnonzero(live)
-        seen = np.array([[*p.deck[2 * j : 2 * j + 2], *p.deck[2 * len(p.seats) : 2 * len(p.seats) + street]]
-                         for p, j, _ in (rows[i] for i in idx)], dtype=np.int64).reshape(len(idx), street + 2)  # fmt: skip
+        seen = np.array(
+            [[*p.deck[2 * j : 2 * j + 2], *p.deck[2 * len(p.seats) : 2 * len(p.seats) + street]] for p, j, _ in
+             (rows[i] for i in idx)], dtype=np.int64).reshape(len(idx), street + 2)  # fmt: skip
         nxt = np.array([rows[i][0].deck[2 * len(rows[i][0].seats) + street] for i in idx], dtype=np.int64)
         vals, unseen, _ = next_values(t, seen, wagered[idx])
         sums = (vals * unseen[:, :, None]).sum(axis=1)
@@ -146,7 +147,9 @@ def _decide(plans: list[Plan], rng: random.Random, cheater: int | None) -> None:
 def play(plan: Plan, round_id: str) -> list[tuple[str, dict[str, Any]]]:
     """The round through the service's MississippiRun: its journal entries in order."""
     desk = GenDesk(plan.deck)
-    seats = [rq.SeatWager(seat=s, ante=a, side=side) for s, a, side in zip(plan.seats, plan.antes, plan.side, strict=True)]
+    seats = [
+        rq.SeatWager(seat=s, ante=a, side=side) for s, a, side in zip(plan.seats, plan.antes, plan.side, strict=True)
+    ]
     table = rq.MississippiTable(name="soak")
     if plan.jurisdiction == "PA":
         table = rq.MississippiTable(name="soak", side=rq.SideParams(offered=["three-card-bonus"]))
@@ -188,7 +191,9 @@ def write_journal(path: Path, rounds: int, seed: int = 1, cheater: int | None = 
             ts = (at + timedelta(milliseconds=500 * n)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
             stored = canonical(data)
             digest = entry_hash(prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=data)
-            conn.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, ts, kind, round_id, stored, prev, digest))
+            conn.execute(
+                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, ts, kind, round_id, stored, prev, digest)
+            )
             prev = digest
         if i % 500 == 499:
             conn.execute("COMMIT")
