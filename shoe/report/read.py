@@ -2,7 +2,8 @@
 
 Read through the journal's own readers: :func:`shoe.journal.reconstruct.reconstruct_round` (cards in
 dealing order, NY 5324.38(e)(8), PA 655a.11(j)) and :func:`shoe.journal.present.present_round`
-(each seat's outcome, wagered and net, the community cards numbered 1-3), so the report reads every
+(each seat's outcome, wagered and net, the community cards numbered 1-3: its parts ``_results`` and
+``_community``, without the deep copy into shown forms that 10,000 rounds cannot afford), so the report reads every
 journal ``journal show`` reads, the first release's included.  Only the stored forms are used; no card
 leaves this module except into the report's figures.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from shoe.cards import Card, CardError
 from shoe.journal import Entry, Journal
-from shoe.journal.present import present_round
+from shoe.journal.present import _community, _results  # present_round's own parts, without its deep copy
 from shoe.journal.reconstruct import reconstruct_round
 
 __all__ = ["RoundInfo", "SeatRound", "read_rounds", "rounds_of"]
@@ -81,7 +82,11 @@ def _records(events: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]
 def rounds_of(entries: list[Entry]) -> RoundInfo:
     """One round from its entries."""
     r = reconstruct_round(entries)
-    p = present_round(r)
+    results = _results(r)  # what present_round adds per seat (outcome, wagered, net, returned), uncopied
+    p: dict[str, Any] = {
+        "community_cards": _community(r),
+        "seats": [{**seat, **results.get(str(seat["seat"]), {})} for seat in r["seats"]],
+    }
     closed = (r.get("closed") or {}).get("outcome")
     info = RoundInfo(
         round_id=str(r["round_id"]),
@@ -116,7 +121,7 @@ def rounds_of(entries: list[Entry]) -> RoundInfo:
         if info.status != "complete" or not isinstance(seat.get("net"), int) or not str(key).isdigit():
             continue
         cards = [_card(c.get("card")) for c in seat["cards"]]
-        wagers = seat.get("wagers") if isinstance(seat.get("wagers"), Mapping) else {}
+        wagers: Mapping[str, Any] = seat["wagers"] if isinstance(seat.get("wagers"), Mapping) else {}
         ante = int(wagers["ante"]) if type(wagers.get("ante")) is int else 0
         info.seats.append(SeatRound(
             seat=int(key), ante=ante, wagered=int(seat.get("wagered") or 0), net=int(seat["net"]),
