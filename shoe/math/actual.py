@@ -30,7 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from shoe.math.combos import IntArray, subsets
-from shoe.math.hands import line_of_hands
+from shoe.hands import RANK_COUNT
+from shoe.math.hands import line_of_hands, rank_hands
 from shoe.math.induction import Ties, fifth_street
 from shoe.math.par import FULL_DECK, Par, analyse, tree_of
 from shoe.math.tree import canonical
@@ -57,6 +58,20 @@ def _class_maps() -> tuple[IntArray, IntArray]:
         codes = canonical(subsets(52, k), tree.group, 52)
         out.append(np.searchsorted(tree.codes[k - 2], codes).astype(np.int64))
     return out[0], out[1]
+
+
+_RANK_LINE = np.full(RANK_COUNT + 1, -1, dtype=np.int64)
+"""The line of each hand rank number, filled as ranks are met (the settlement's classify_base, once per rank)."""
+
+
+def _lines(hands: IntArray) -> IntArray:
+    """:func:`shoe.math.hands.line_of_hands` of full-deck hands, classifying each rank number only once."""
+    ranks = rank_hands(FULL_DECK, hands)
+    new, first = np.unique(ranks, return_index=True)
+    unknown = _RANK_LINE[new] < 0
+    if unknown.any():
+        _RANK_LINE[new[unknown]] = line_of_hands(FULL_DECK, hands[first[unknown]])
+    return _RANK_LINE[ranks]
 
 
 @dataclass(frozen=True, eq=False)  # holds numpy arrays: compared by identity
@@ -117,7 +132,7 @@ def next_values(t: Tables, seen: IntArray, wagered: IntArray) -> tuple[IntArray,
         for b in (1, 2, 3):
             vals[:, b] = t.value5[node, w + b - 3]
     else:  # 5th street: (W + b) x the final hand's odds, units 1
-        odds = np.asarray(t.par.odds, dtype=np.int64)[line_of_hands(FULL_DECK, grown)]
+        odds = np.asarray(t.par.odds, dtype=np.int64)[_lines(grown)]
         unit = 1
         for b in (1, 2, 3):
             vals[:, b] = (w + b) * odds

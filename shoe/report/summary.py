@@ -178,11 +178,11 @@ def build_report(rounds: Iterable[RoundInfo], by: str = "all", alpha: float = 0.
     groups: dict[str, Figures] = {}
     total = Figures("total")
     worst: dict[str, float] = {}
+    per_ante = {j: (float(t.par.house_edge), t.par.std_dev) for j, t in tables.items()}  # Fractions: once
     series: dict[str, list[Any]] = {"opened": [], "handle": [], "win": [], "theo": [], "var": [], "net_antes": []}
     for n, (i, s) in enumerate(seats):
         info = played[i]
-        t = tables[info.jurisdiction]
-        he, sd = float(t.par.house_edge), t.par.std_dev
+        he, sd = per_ante[info.jurisdiction]
         key = group_key(by, info, s.seat)
         theo = (he, sd, float(gap[n]), float(var[n]))
         groups.setdefault(key, Figures(key)).add(info.round_id, s, theo)
