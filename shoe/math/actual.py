@@ -29,8 +29,8 @@ from math import comb, erfc, sqrt
 import numpy as np
 import numpy.typing as npt
 
-from shoe.math.combos import IntArray, subsets
 from shoe.hands import RANK_COUNT
+from shoe.math.combos import IntArray, subsets
 from shoe.math.hands import line_of_hands, rank_hands
 from shoe.math.induction import Ties, fifth_street
 from shoe.math.par import FULL_DECK, Par, analyse, tree_of
