@@ -131,6 +131,12 @@ def _metrics(req: Request) -> Reply:
     return Reply(body=text.encode("utf-8"), content_type=METRICS_CONTENT_TYPE)
 
 
+def _report(req: Request) -> Reply:
+    from shoe.api.report import journal_report
+
+    return _json(journal_report(req.service, dict(req.query)))
+
+
 DEALER, TECHNICIAN, OBSERVER, SYSTEM = Role.DEALER, Role.TECHNICIAN, Role.OBSERVER, Role.TABLE_SYSTEM
 ANY = (DEALER, TECHNICIAN, SYSTEM, OBSERVER)  # any token; with no tokens configured such a request acts as the dealer
 
@@ -170,6 +176,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/events", _events, ANY, "getEvents", "The event stream (Server-Sent Events)", "events"),
     Route("GET", "/v1/openapi.json", _openapi, (), "getOpenApi", "This OpenAPI document", "meta"),
     Route("GET", "/metrics", _metrics, ANY, "getMetrics", "Prometheus metrics (text format 0.0.4)", "meta"),
+    Route("GET", "/v1/report", _report, (SYSTEM,), "getReport", "Hold against theory, from the journal", "report"),
 )
 
 _BY_PATH: dict[str, dict[str, Route]] = {}

@@ -1,0 +1,5 @@
+"""Theoretical against actual hold, and decision quality, from the journal (issue 15 section 2).
+
+:mod:`.read` reads a journal's rounds through the journal's own readers; :mod:`.summary` is pure and
+values every decision with :mod:`shoe.math.actual`; ``shoectl report`` prints it (:mod:`shoe.cli.report`).
+"""
