@@ -28,14 +28,13 @@ import numpy as np
 from shoe.math.actual import Decisions, Tables, collusion_test, evaluate, tables_for
 from shoe.math.hands import line_odds
 from shoe.math.side import three_card_bonus
+from shoe.report.groupings import GROUPINGS
 from shoe.report.read import RoundInfo, SeatRound
 from shoe.rules.paytables import THREE_CARD_BONUS_EXAMPLE
 from shoe.rules.profiles import MississippiProfile, get_profile
 
 __all__ = ["GROUPINGS", "Report", "build_report", "group_key"]
 
-GROUPINGS = ("all", "table", "shift", "day", "seat")
-SHIFTS = "day 06:00-14:00, swing 14:00-22:00, night 22:00-06:00 local time (TZ)"
 TEST = (
     "count test: of a seat's decisions that deviated from optimal play (next card known), how many the "
     "card that came made pay more than optimal play, against the exact tail of a sum of independent "

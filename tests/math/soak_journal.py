@@ -94,6 +94,10 @@ class GenDesk:
     def cards_remaining(self) -> int | None:
         return 52
 
+    def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
+        """The open-round gate passes: each planned round is dealt from its own whole, checked deck."""
+        return 52, {"deck_no": 0, "back": "red"}
+
     def raise_alarm(self, cause: str, detail: str, **_: Any) -> None:  # pragma: no cover - no shoe faults here
         raise AssertionError(f"alarm {cause}: {detail}")
 
