@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from shoe.cli.exit_codes import Exit
-from shoe.cli.output import emit, error_message
+from shoe.cli.output import Refused, emit, error_message
 from shoe.journal import GENESIS, Entry, Journal, JournalError, VerifyResult, default_journal_path, verify_entries
 from shoe.journal.present import present_round, round_text
 from shoe.journal.reconstruct import reconstruct_round
@@ -34,11 +34,6 @@ exit codes: 0 ok   2 usage (unknown round, export file exists)   3 journal missi
 journal path: --journal, else $SHOED_JOURNAL, else $XDG_STATE_HOME/shoed/journal.sqlite (~/.local/state)
 """
 
-
-class Refused(Exception):
-    def __init__(self, message: str, hint: str, code: int) -> None:
-        super().__init__(message)
-        self.hint, self.code = hint, code
 
 
 def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

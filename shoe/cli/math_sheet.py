@@ -20,7 +20,7 @@ from typing import Any
 
 from shoe.cli.exit_codes import Exit
 from shoe.cli.math_cache import cached
-from shoe.cli.output import error_message
+from shoe.cli.output import Refused, error_message
 from shoe.math import Par, Ties, par_sheet, paytable_key, side
 from shoe.math.leaks import leak_values
 from shoe.math.report import leaks_data, par_data, side_data, strategy_data
@@ -30,12 +30,6 @@ from shoe.rules.mississippi import TableConfig, resolve_table
 from shoe.rules.paytables import PROGRESSIVE_TABLES, THREE_CARD_BONUS_EXAMPLE, BasePaytable
 from shoe.rules.profile_data import profile_from_data
 from shoe.rules.profiles import MississippiProfile, get_profile
-
-
-class Refused(Exception):
-    def __init__(self, message: str, hint: str, code: int) -> None:
-        super().__init__(message)
-        self.hint, self.code = hint, code
 
 
 def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

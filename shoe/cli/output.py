@@ -44,3 +44,11 @@ def error_message(message: str, hint: str, *, as_json: bool, code: int, kind: st
     sys.stderr.write(f"shoectl: error: {message}\n")
     if hint:
         sys.stderr.write(f"  hint: {hint}\n")
+
+
+class Refused(Exception):
+    """A command refuses with a message, a hint and its exit code (printed by the command's guard)."""
+
+    def __init__(self, message: str, hint: str, code: int) -> None:
+        super().__init__(message)
+        self.hint, self.code = hint, code

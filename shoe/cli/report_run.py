@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from shoe.cli.exit_codes import Exit
-from shoe.cli.journal import JOURNAL_UNAVAILABLE, Refused, _guarded, _open
+from shoe.cli.journal import JOURNAL_UNAVAILABLE, _guarded, _open
+from shoe.cli.output import Refused
 from shoe.report.read import RoundInfo, read_rounds
 from shoe.report.summary import build_report
 
