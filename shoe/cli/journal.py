@@ -37,15 +37,13 @@ journal path: --journal, else $SHOED_JOURNAL, else $XDG_STATE_HOME/shoed/journal
 
 
 def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Journal problems end with a message, a hint and an exit code, never a traceback."""
+    """A journal that fails ends with a message, a hint and an exit code, never a traceback (a
+    :class:`Refused` is printed by ``shoectl``'s main, as for every command)."""
 
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
         try:
             return command(args)
-        except Refused as exc:
-            error_message(str(exc), exc.hint, as_json=args.json, code=exc.code, kind="journal")
-            return exc.code
         except JournalError as exc:
             hint = "check --journal / SHOED_JOURNAL names the service's journal, and run as the service's user"
             error_message(str(exc), hint, as_json=args.json, code=JOURNAL_UNAVAILABLE, kind="JournalError")

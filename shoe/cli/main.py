@@ -17,7 +17,7 @@ from drivers.errors import ShoeError
 from shoe import logsetup
 from shoe.cli import deck, devices, doctor, emulate, journal, math, play, report, shoe_commands
 from shoe.cli.exit_codes import EPILOG, Exit, exit_code_for
-from shoe.cli.output import error_dict, error_message
+from shoe.cli.output import Refused, error_dict, error_message
 
 COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor, math, report]
 
@@ -61,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logsetup.configure(args.log_level)
     try:
         return int(args.func(args))
+    except Refused as exc:  # a command's own refusal: its message, hint and exit code
+        error_message(str(exc), exc.hint, as_json=args.json, code=exc.code, kind=args.command)
+        return exc.code
     except ShoeError as exc:
         code = exit_code_for(exc)
         error_message(str(exc), exc.hint, as_json=args.json, code=code, kind=type(exc).__name__)

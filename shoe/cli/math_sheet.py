@@ -37,9 +37,6 @@ def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     def run(args: argparse.Namespace) -> int:
         try:
             return command(args)
-        except Refused as exc:
-            error_message(str(exc), exc.hint, as_json=args.json, code=exc.code, kind="math")
-            return exc.code
         except RuleViolation as exc:
             if exc.code == "invalid-configuration":  # a malformed file, not a table the rules refuse
                 hint, code = "see shoectl math --help for the paytable file's form", Exit.USAGE
