@@ -386,12 +386,15 @@ class Ledger:
     def stacks_short(self) -> int:
         return sum(max(0, self.sizes[(r, n)] - self.per_stack[i]) for r, n, i in self.recorded)
 
-    def community_misread(self, decks: Mapping[str, list[str]]) -> int:
-        """Community cards that are not the stub's next cards in the deck the dealer loaded: a SCAN the shoe
-        answered whose answer was lost, so that the next SCAN read the card after it."""
-        wrong = 0
+    def community_misread(self, decks: Mapping[str, list[str]]) -> dict[str, list[int]]:
+        """Community cards that are not the stub's next cards in the deck the dealer loaded (a SCAN the shoe
+        answered whose answer was lost, so that the next SCAN read the card after it): the round ids, each
+        with the 1-based community positions that differ, so a misread can be traced in the journal."""
+        wrong: dict[str, list[int]] = {}
         for round_id, cards in self.community.items():
             deck = decks.get(round_id or "", [])
             stub = deck[self.dealt_in_round[round_id] :]
-            wrong += sum(1 for index, card in enumerate(cards) if index >= len(stub) or stub[index] != card)
+            bad = [index + 1 for index, card in enumerate(cards) if index >= len(stub) or stub[index] != card]
+            if bad:
+                wrong[round_id or ""] = bad
         return wrong
