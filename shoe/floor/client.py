@@ -90,6 +90,10 @@ class FloorClient:
         status, seq, digest, detail = self._call(_SHIP, (table, journal_id, *columns))
         return Shipped(str(status), int(seq), str(digest), detail)
 
+    def report_divergence(self, table: str, journal_id: str, seq: int, detail: str) -> None:
+        """The table's side of an alarm, kept on the floor too (``floor.alarms``, ``diverged``)."""
+        self._call("SELECT 1 FROM floor.report_divergence(%s, %s, %s, %s)", (table, journal_id, seq, detail))
+
     def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:

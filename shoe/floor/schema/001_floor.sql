@@ -53,7 +53,7 @@ CREATE TABLE floor.alarms (
     table_name  text NOT NULL,
     journal_id  text,
     seq         bigint,
-    alarm       text NOT NULL CHECK (alarm IN ('fork', 'journal-replaced', 'bad-hash')),
+    alarm       text NOT NULL CHECK (alarm IN ('fork', 'journal-replaced', 'bad-hash', 'diverged')),
     detail      text NOT NULL
 );
 
@@ -172,6 +172,16 @@ BEGIN
     RETURN QUERY SELECT p_alarm, j.head_seq, j.head_hash, p_detail;
 END $$;
 
+-- The table's side of an alarm: its local journal no longer holds what the floor stored (truncated, edited,
+-- replaced). The floor's chain is intact; the alarm is kept once per detail.
+CREATE FUNCTION floor.report_divergence(p_table text, p_journal text, p_seq bigint, p_detail text)
+RETURNS void LANGUAGE sql SECURITY DEFINER SET search_path = floor, pg_catalog AS $$
+    INSERT INTO floor.alarms (table_name, journal_id, seq, alarm, detail)
+    SELECT p_table, p_journal, p_seq, 'diverged', left(p_detail, 2000)
+     WHERE NOT EXISTS (SELECT 1 FROM floor.alarms a WHERE a.table_name = p_table AND a.alarm = 'diverged'
+                       AND a.detail = left(p_detail, 2000))
+$$;
+
 -- Where a shipper resumes: the stored head of its journal (0 and the genesis hash when none).
 CREATE FUNCTION floor.head(p_table text, p_journal text)
 RETURNS TABLE (head_seq bigint, head_hash text, state text, table_journal text)
@@ -244,7 +254,7 @@ REVOKE ALL ON SCHEMA floor FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA floor FROM PUBLIC;
 GRANT USAGE ON SCHEMA floor TO floor_shipper, floor_auditor, floor_pit;
 GRANT EXECUTE ON FUNCTION floor.ship(text, text, bigint[], text[], text[], text[], text[], text[], text[]),
-    floor.head(text, text) TO floor_shipper;
+    floor.head(text, text), floor.report_divergence(text, text, bigint, text) TO floor_shipper;
 GRANT SELECT ON ALL TABLES IN SCHEMA floor TO floor_auditor;
 GRANT EXECUTE ON FUNCTION floor.try_jsonb(text), floor.entry_hash(text, bigint, text, text, text, text) TO floor_auditor;
 GRANT SELECT ON floor.pit_entries, floor.pit_cards, floor.pit_rounds, floor.alarms TO floor_pit;
