@@ -173,7 +173,7 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     _close(api)
     service.stop()
     if shipper is not None:
-        shipper.stop()
+        shipper.stop(drain_s=2.0)  # the stop entry too, when the floor is there
     return Exit.DIED if died else Exit.OK
 
 

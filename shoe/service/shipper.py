@@ -96,8 +96,13 @@ class Shipper:
             self._thread = threading.Thread(target=self._run, name="floor-shipper", daemon=True)
             self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop after the batch in flight (bounded by ``timeout``); closes the read connection and the link."""
+    def stop(self, timeout: float = 5.0, *, drain_s: float = 0.0) -> None:
+        """Stop after the batch in flight (bounded by ``timeout``); closes the read connection and the link.
+
+        ``drain_s``: first give a reachable floor that long to take the last entries (shoed's stop entry).
+        """
+        if drain_s > 0 and self._thread is not None and self.state in ("shipping", "caught-up", "connecting"):
+            self.wait_caught_up(drain_s)
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
@@ -289,7 +294,10 @@ class Shipper:
         while time.monotonic() < deadline:
             s = self.status()
             if s["state"] == "caught-up" and s["lag_entries"] == 0 and s["journal_seq"] > 0:
-                return True
+                journal = self._journal
+                last = journal.last() if journal is not None else None
+                if last is None or last.seq <= s["acked_seq"]:
+                    return True
             time.sleep(0.05)
         return False
 
