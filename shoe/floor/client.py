@@ -54,21 +54,32 @@ class FloorClient:
         self._timeout = connect_timeout
         self._statement_timeout_ms = statement_timeout_ms
         self._conn: Any = None
+        self._warnings: list[str] = []
 
     def _live(self) -> Any:
         if self._conn is None or self._conn.closed:
             options = f"-c statement_timeout={self._statement_timeout_ms}"
             self._conn = connect(self.url, autocommit=True, connect_timeout=self._timeout, options=options)
+            self._conn.add_notice_handler(self._notice)
         return self._conn
+
+    def _notice(self, diag: Any) -> None:
+        self._warnings.append(str(diag.message_primary or ""))
 
     def _call(self, sql: str, params: Sequence[Any]) -> tuple[Any, ...]:
         import psycopg
 
+        self._warnings.clear()
         try:
             row = self._live().execute(sql, params).fetchone()
         except psycopg.Error as exc:
             self.close()
             raise FloorError(f"the floor database {redact_url(self.url)} failed: {_line(exc)}") from exc
+        unreplicated = [w for w in self._warnings if "synchronous replication" in w]
+        if unreplicated:  # committed on the primary only: not acknowledged (the re-send will be a no-op)
+            self.close()
+            where = redact_url(self.url)
+            raise FloorError(f"the floor database {where} did not replicate the batch: {unreplicated[0]}")
         if row is None:  # pragma: no cover - both functions always return one row
             raise FloorError("the floor database returned no row; is its schema migrated (shoectl floor migrate)?")
         return tuple(row)

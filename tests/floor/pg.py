@@ -147,7 +147,10 @@ class Cluster:
         _run([basebackup, "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres", "-D", str(self.data),
               "-R", "-X", "stream", "-c", "fast", "-d", f"application_name={name}"])  # fmt: skip
         (self.data / "postmaster.pid").unlink(missing_ok=True)
-        self.configure(f"primary_conninfo = 'host=127.0.0.1 port={primary.port} user=postgres application_name={name}'")
+        # Promoted, it is the lone survivor: it must not wait for a synchronous standby of its own, or every
+        # commit would hang (a deployment attaches a new standby, or names ANY 1 of two).
+        self.configure(f"primary_conninfo = 'host=127.0.0.1 port={primary.port} user=postgres application_name={name}'"
+                       "\nsynchronous_standby_names = ''")  # fmt: skip
         return self
 
     def promote(self) -> None:
@@ -159,6 +162,25 @@ class Cluster:
         with contextlib.suppress(RuntimeError):
             self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def replicated_pair(root: Path, primary_port: int, standby_port: int) -> tuple[Cluster, Cluster]:
+    """A primary and a synchronous streaming standby (``synchronous_standby_names``, ``pg_basebackup -R``):
+    a commit the primary acknowledges is flushed on the standby too. Both started, replication in sync."""
+    primary = Cluster(root / "primary", primary_port).init(
+        extra_conf="synchronous_standby_names = 'standby'\nsynchronous_commit = on\nwal_keep_size = 256MB"
+    )
+    primary.start()
+    standby = Cluster(root / "standby", standby_port).standby_of(primary, name="standby")
+    standby.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        out = _run([find_bin("psql") or "psql", "-h", "127.0.0.1", "-p", str(primary_port), "-U", "postgres", "-Atc",
+                    "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'"])  # fmt: skip
+        if out.strip() == "sync":
+            return primary, standby
+        time.sleep(0.2)
+    raise RuntimeError("the standby did not reach synchronous replication in 60 s; see " + str(standby.log))
 
 
 def _alive(pid: int) -> bool:

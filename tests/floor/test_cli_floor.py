@@ -118,8 +118,7 @@ def test_floor_status_rounds_reconstruct_and_verify(floor_url: str, shipped: Pat
     assert as_json("floor", "rounds", "--url", floor_url, "--from", "2999-01-01")[1]["rounds"] == []
     code, doc = as_json("floor", "reconstruct", "R-1", "--url", floor_url)
     assert code == 0 and doc["integrity"]["ok"] and doc["floor_table"] == "T1"
-    local = subprocess.run([sys.executable, "-m", "shoe.cli.main", "--json", "journal", "show", "--round", "R-1",
-                            "--journal", str(shipped)], capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+    local = shoectl("--json", "journal", "show", "--round", "R-1", "--journal", str(shipped))
     assert {k: v for k, v in doc.items() if k != "floor_table"} == json.loads(local.stdout)  # the same reconstruction
     text = shoectl("floor", "reconstruct", "R-1", "--url", floor_url)
     assert text.returncode == 0 and "As" in text.stdout
