@@ -120,7 +120,7 @@ class Shipper:
                     self._stop.wait(self.max_backoff_s if self.state == "refused" else self.poll_s)
             except FloorError as exc:
                 self._down(str(exc))
-                self._stop.wait(backoff)
+                self._wait_observing(backoff)
                 backoff = min(self.max_backoff_s, backoff * 2)
             except JournalError as exc:
                 self._set(state="journal-error", last_error=str(exc))
@@ -133,6 +133,14 @@ class Shipper:
                 self._client.close()
                 self._head_known = False
                 self._stop.wait(self.max_backoff_s)
+
+    def _wait_observing(self, seconds: float) -> None:
+        """Wait out a backoff, keeping the lag figures current (the table goes on writing meanwhile)."""
+        end = time.monotonic() + seconds
+        while not self._stop.wait(min(0.5, max(0.0, end - time.monotonic()))) and time.monotonic() < end:
+            with contextlib.suppress(JournalError):
+                if self._journal is not None:
+                    self._observe(self._journal)
 
     # -- one step (tests call it directly) -------------------------------------------------------------
 

@@ -116,3 +116,39 @@ def test_a_table_pc_killed_mid_batch_resumes_exactly_once(floor_url: str, tmp_pa
         proc.wait(10)
     local = all_entries(Journal.open(tmp_path / "j.sqlite"))
     assert [(s, h) for s, *_, h in floor_chain(floor_url, "T-kill")] == [(e.seq, e.hash) for e in local]
+
+
+def test_shoed_deals_on_with_the_floor_gone_and_the_backlog_drains(floor_url: str, tmp_path: Path) -> None:
+    from urllib.parse import urlsplit
+
+    from bench._probes import Http
+    from tests.floor.proxy import CuttableProxy
+
+    proxy = CuttableProxy(urlsplit(floor_url).port or 5432)
+    try:
+        via = floor_url.replace(f":{urlsplit(floor_url).port}/", f":{proxy.port}/")
+        journal, config = tmp_path / "journal.sqlite", floor_config(tmp_path / "shoed.toml", via)
+        proxy.cut()  # the floor is gone before the table starts
+        shoed = ShoedProcess("emu://?autoload=1", journal, tmp_path / "shoed.log", config)
+        try:
+            http = Http(shoed.url)
+            for seats in ([1, 2], [3]):
+                play_round(http, seats, Played())  # the rounds complete: nothing waits for the floor
+            deadline = time.monotonic() + 10  # the lag figures are read at least every 0.5 s while down
+            while time.monotonic() < deadline:
+                status = http.get_json("/v1/status")
+                floor = status["floor"]
+                if floor["lag_entries"] == status["service"]["journal_seq"]:
+                    break
+                time.sleep(0.1)
+            assert floor["state"] == "down" and floor["lag_entries"] == status["service"]["journal_seq"] > 30
+            assert "cannot connect" in floor["last_error"] and floor["lag_seconds"] > 0
+            assert "shoe_floor_up 0.0" in http.get("/metrics").decode()
+            proxy.restore()
+            wait_shipped(shoed, timeout=60)  # the backoff is at most 30 s
+        finally:
+            shoed.close()
+    finally:
+        proxy.close()
+    with Journal.open(journal) as j:
+        assert [(s, h) for s, *_, h in floor_chain(floor_url, "MS-01")] == [(e.seq, e.hash) for e in j.entries()]
