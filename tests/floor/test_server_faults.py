@@ -104,3 +104,45 @@ def test_failover_to_the_synchronous_standby_loses_and_duplicates_nothing(scratc
                                                           " ORDER BY seq", (f"T{i}",))]  # fmt: skip
         assert stored == [(e.seq, e.hash) for e in all_entries(j)]  # exactly once, in order
     assert query(new, "SELECT count(*) FROM floor.alarms") == [(0,)]
+
+
+
+def test_a_commit_not_replicated_to_the_synchronous_standby_is_not_acknowledged(scratch: Path, tmp_path: Path) -> None:
+    """With its synchronous standby gone, the primary holds every commit (the shipper waits; the table does
+    not). A wait cancelled anyway (an operator, a timeout) commits locally with a warning: not an ack."""
+    import threading
+
+    from shoe.floor.client import FloorClient
+    from shoe.floor.errors import FloorError
+
+    cluster = pg.Cluster(scratch / "one", 55434).init().start()
+    url = cluster.url()
+    migrate(url)
+    entries = all_entries(journal_with(tmp_path / "j.sqlite", 10))
+    client = FloorClient(url)
+    assert client.ship("T1", entries[0].hash, entries[:5]).status == "ok"
+    query(url, "ALTER SYSTEM SET synchronous_standby_names = 'absent'")  # a standby that never confirms
+    query(url, "SELECT pg_reload_conf()")
+    time.sleep(0.5)
+    outcome: list[object] = []
+
+    def ship() -> None:
+        try:
+            outcome.append(client.ship("T1", entries[0].hash, entries))
+        except FloorError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=ship)
+    thread.start()
+    time.sleep(1.5)
+    assert thread.is_alive() and not outcome  # held by the primary: nothing acknowledged
+    query(url, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%%floor.ship(%%'"
+               " AND pid <> pg_backend_pid()")  # fmt: skip
+    thread.join(30)
+    assert isinstance(outcome[0], FloorError) and "did not replicate the batch" in str(outcome[0]), outcome
+    assert len(floor_chain(url)) == 10  # committed on the primary alone: there, but never acknowledged
+    query(url, "ALTER SYSTEM SET synchronous_standby_names = ''")
+    query(url, "SELECT pg_reload_conf()")
+    time.sleep(0.5)
+    got = client.ship("T1", entries[0].hash, entries)  # the shipper's re-send: a no-op, now acknowledged
+    assert (got.status, got.head_seq) == ("ok", 10) and len(floor_chain(url)) == 10
