@@ -152,6 +152,7 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
         _close(api)
         return Exit.CANNOT_START
+    shipper = start_shipper(service, config)
     if api is not None:
         api.start()
     url = getattr(api, "url", None)
@@ -171,7 +172,23 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     watchdog.stop()
     _close(api)
     service.stop()
+    if shipper is not None:
+        shipper.stop(drain_s=2.0)  # the stop entry too, when the floor is there
     return Exit.DIED if died else Exit.OK
+
+
+def start_shipper(service: TableService, config: ServiceConfig) -> Any | None:
+    """The floor shipper (docs/floor.md), a thread of its own, when ``[floor] url`` is set; None otherwise."""
+    if config.floor_url is None:
+        return None
+    from shoe.service.shipper import Shipper, ShipperCollector
+
+    shipper = Shipper(config.journal, config.floor_url, config.floor_table or config.table)
+    service.metrics_registry.register(ShipperCollector(shipper))
+    service.floor_status = shipper.status
+    shipper.start()
+    log.info("floor shipper started", floor=shipper.status()["url"], floor_table=shipper.table)
+    return shipper
 
 
 def _close(api: Any | None) -> None:

@@ -70,6 +70,10 @@ def _open(args: argparse.Namespace) -> Journal:
 
 @_guarded
 def cmd_verify(args: argparse.Namespace) -> int:
+    if getattr(args, "against", None):  # the central copy (docs/floor.md); psycopg loads only then
+        from shoe.cli.floor import verify_against
+
+        return verify_against(args, _open(args))
     with _open(args) as journal:
         result, last = journal.verify(), journal.last()
     data = {"journal": str(journal.path), **asdict(result), "last_seq": None, "last_hash": None}
@@ -177,6 +181,8 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(needs_port=False)
     jsub = p.add_subparsers(dest="journal_command", metavar="ACTION", required=True)
     v = jsub.add_parser("verify", parents=[common], help="recompute the hash chain", epilog=EPILOG, formatter_class=fmt)
+    v.add_argument("--against", metavar="URL", help="also compare with the floor's copy (postgresql://...)")
+    v.add_argument("--table", metavar="T", help="with --against: the table's name on the floor (default: found)")
     v.set_defaults(func=cmd_verify, needs_port=False)
     s = jsub.add_parser(
         "show", parents=[common], help="list rounds, or one round in dealing order", epilog=EPILOG, formatter_class=fmt

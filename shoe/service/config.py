@@ -45,6 +45,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "service": ("table", "submit_timeout"),
     "log": ("level",),
     "deck": ("backs", "check_on_load"),
+    "floor": ("url", "table"),
 }
 LEVELS = ("debug", "info", "warning", "error")
 MAX_SECONDS = 3600.0
@@ -83,6 +84,8 @@ class ServiceConfig:
     deck_backs: tuple[str, ...] = ()  # [deck] backs: the alternation of back designs (empty: any back)
     check_on_load: bool = True  # [deck] check_on_load: check each deck as soon as it is loaded
     emulator_control: Path | None = None  # [shoe] emulator_control: the control socket of `shoectl emulate --control`
+    floor_url: str | None = None  # [floor] url: the floor database (libpq URL); None: no shipping (docs/floor.md)
+    floor_table: str | None = None  # [floor] table: this table's name on the floor (default: [service] table)
 
 
 def _show(value: object) -> str:
@@ -283,13 +286,7 @@ def load_config(
             f"{_show(host)} is not a loopback address and [tokens] is empty",
             "add tokens or bind 127.0.0.1",
         )
-    table = service.get("table", "table-1")
-    if not isinstance(table, str) or not TABLE_NAME.fullmatch(table):
-        raise ConfigError(
-            "service.table",
-            f"{_show(table)} is not a table name",
-            'use 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit, e.g. "MS-04"',
-        )
+    table = _table_name("service.table", service.get("table", "table-1"))
     return ServiceConfig(
         shoe_port=port,
         journal=_journal_path(journal_raw, path),
@@ -305,7 +302,33 @@ def load_config(
         deck_backs=_backs(deck.get("backs", [])),
         check_on_load=_flag("deck.check_on_load", deck.get("check_on_load", True)),
         emulator_control=_control(shoe.get("emulator_control"), path),
+        floor_url=_floor_url(doc.get("floor", {}).get("url")),
+        floor_table=_table_name("floor.table", doc.get("floor", {}).get("table", table)),
     )
+
+
+def _table_name(key: str, table: object) -> str:
+    if not isinstance(table, str) or not TABLE_NAME.fullmatch(table):
+        raise ConfigError(
+            key,
+            f"{_show(table)} is not a table name",
+            'use 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit, e.g. "MS-04"',
+        )
+    return table
+
+
+def _floor_url(raw: object) -> str | None:
+    """``[floor] url``: a libpq connection URL (several hosts allowed); absent: the table ships nothing."""
+    if raw is None:
+        return None
+    fix = 'use e.g. url = "postgresql://shipper@db1,db2/floor?target_session_attrs=read-write" (docs/floor.md)'
+    if _text("floor.url", raw, MAX_PATH) is None or not isinstance(raw, str):
+        raise ConfigError("floor.url", "is not a connection URL (1-4096 printable characters)", fix)
+    if not raw.startswith(("postgresql://", "postgres://")):
+        from shoe.floor.errors import redact_url
+
+        raise ConfigError("floor.url", f"{_show(redact_url(raw))} is not a postgresql:// URL", fix)
+    return raw
 
 
 def _backs(raw: object) -> tuple[str, ...]:

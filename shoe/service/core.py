@@ -66,6 +66,7 @@ class TableService:
         self._boot_error: BaseException | None = None
         self._started = time.monotonic()
         self._running = False
+        self.floor_status: Callable[[], dict[str, Any]] | None = None  # the floor shipper's, when shoed starts one
 
     # -- life --------------------------------------------------------------------------------------
 
@@ -226,6 +227,7 @@ class TableService:
             },
             "round": copy.deepcopy(shown.summary),
             "deck": copy.deepcopy(shown.deck),
+            "floor": None if self.floor_status is None else self.floor_status(),
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:
