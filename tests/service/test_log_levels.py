@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from transitions import Machine
@@ -31,3 +32,20 @@ def test_transitions_state_callbacks_are_logged_only_at_debug(level: str, expect
     events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
     callbacks = [e for e in events if "callbacks" in e]
     assert bool(callbacks) is expect_callbacks, events
+
+
+def test_an_info_log_has_no_line_per_accepted_action_but_one_per_round(table_factory: Any) -> None:
+    """Issue 16: ``action accepted`` (one per action, ~20 a round, which the journal records) only at debug."""
+    from tests.service.conftest import play_ny
+
+    log = io.StringIO()
+    try:
+        logsetup.configure("info", json_lines=True, stream=log)
+        table = table_factory()
+        service = table.start()
+        play_ny(service, {1: 100})
+    finally:
+        logsetup.configure("warning")
+    events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
+    assert "action accepted" not in events, events
+    assert events.count("round closed") == 1, events
