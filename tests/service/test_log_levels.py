@@ -49,3 +49,23 @@ def test_an_info_log_has_no_line_per_accepted_action_but_one_per_round(table_fac
     events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
     assert "action accepted" not in events, events
     assert events.count("round closed") == 1, events
+
+
+def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: Any, monkeypatch: Any) -> None:
+    """Issue 16: building the evaluator's tables (~0.8 s) does not delay READY; a round's first use waits."""
+    import threading
+
+    from shoe.hands import tables
+
+    release = threading.Event()
+    real = tables._build
+    monkeypatch.setattr(tables, "CLASSES", [])  # not built in this process, whatever ran before
+    monkeypatch.setattr(tables, "_build", lambda: (release.wait(10), real()))
+    table = table_factory()
+    service = table.start()  # returns at READY
+    try:
+        assert service is not None and not tables.is_built()
+    finally:
+        release.set()
+    service.stop()  # joins the build
+    assert tables.is_built()
