@@ -20,7 +20,9 @@ JSON = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(data=st.dictionaries(st.text(), JSON, max_size=5), seq=st.integers(1, 10**9), rid=st.none() | st.text())
-def test_the_hash_from_the_serialised_text_is_the_chain_hash(data: dict[str, object], seq: int, rid: str | None) -> None:
+def test_the_hash_from_the_serialised_text_is_the_chain_hash(
+    data: dict[str, object], seq: int, rid: str | None
+) -> None:
     kind, ts = "card", "2026-12-01T14:00:00.000000Z"
     text = canonical(data)
     expected = entry_hash("ab" * 32, seq=seq, ts=ts, kind=kind, round_id=rid, data=data)
