@@ -30,12 +30,19 @@ class Http:
     def _request(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
         if self.fresh:
             headers = {**headers, "Connection": "close"}
+        reused = self._conn is not None
         if self._conn is None:
             self._conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
             self._conn.request(method, path, body=body, headers=headers)
             reply = self._conn.getresponse()
             data = reply.read()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            self.close()
+            if not reused:
+                raise
+            # The service closes a keep-alive connection idle for 5 s (shoe/api/limits.py IDLE_S): reconnect once.
+            return self._request(method, path, body, headers)
         except BaseException:
             self.close()
             raise

@@ -21,9 +21,12 @@ from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, redact_port
 from protocols import codec
 from protocols.framing import BadFrame, Deframer
-from protocols.messages import Event, Message
+from protocols.messages import Event, EventAck, Message
 
 log = structlog.get_logger("drivers.link")
+
+IDLE_READ_S = 5.0
+"""The reader's wait on a transport whose ``close`` wakes it (``wakes_on_close``); else ``read_poll``."""
 
 MAX_LOSSES_PER_REQUEST = 5
 """A request that sees the link drop this many times in a row gives up with ShoeIOError."""
@@ -89,6 +92,9 @@ class Link:
         self._reconnected = threading.Condition()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
+        self._batching = False
+        self._held_ack: EventAck | None = None
+        """The highest EVENT_ACK asked for while the reader dispatches one read (reader thread only)."""
         self.stats = LinkStats()
 
     @property
@@ -212,7 +218,23 @@ class Link:
             return reopened() and not self._closed.is_set()
 
     def send(self, message: Message) -> None:
-        """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down."""
+        """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down.
+
+        An EVENT_ACK sent from ``on_event`` while the reader works through one read's frames is held and
+        written once after the last of them: EVENT_ACK(boot, n) acknowledges every event up to n (SPEC
+        §5), so one per batch, the highest, says what one per event said, with one write instead of four.
+        """
+        if isinstance(message, EventAck) and self._batching and threading.current_thread() is self._thread:
+            held = self._held_ack
+            if held is not None and held.boot_id != message.boot_id:
+                self._send_now(held)  # a new boot's numbers: the old boot's ack goes first
+            elif held is not None and held.event_no > message.event_no:
+                return
+            self._held_ack = message
+            return
+        self._send_now(message)
+
+    def _send_now(self, message: Message) -> None:
         if self._connected.is_set():
             # On failure the reader notices the loss; the shoe re-sends and we acknowledge again.
             with contextlib.suppress(ShoeIOError):
@@ -236,8 +258,10 @@ class Link:
 
     def _run(self) -> None:
         while not self._closed.is_set():
+            # A transport that wakes its reader on close may wait long: an idle link then sleeps (issue 16).
+            wait = IDLE_READ_S if getattr(self._transport, "wakes_on_close", False) else self.timeouts.read_poll
             try:
-                data = self._transport.read(self.timeouts.read_poll)
+                data = self._transport.read(wait)
             except ShoeIOError as exc:
                 if self._closed.is_set():
                     return
@@ -249,6 +273,16 @@ class Link:
                 self._dispatch(data)
 
     def _dispatch(self, data: bytes) -> None:
+        self._batching = True
+        try:
+            self._dispatch_frames(data)
+        finally:
+            self._batching = False
+            held, self._held_ack = self._held_ack, None
+            if held is not None:
+                self._send_now(held)
+
+    def _dispatch_frames(self, data: bytes) -> None:
         for item in self._deframer.feed(data):
             if isinstance(item, BadFrame):
                 self.stats.bad_frames += 1

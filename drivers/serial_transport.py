@@ -9,15 +9,24 @@ pyserial facts this module relies on (see ``shared/docs/driver-notes.md``):
   process reads the port: both are link loss here.
 - ``read(n)`` with a timeout may return fewer bytes; frame timing is the deframer's job.
 - ``cancel_read()`` wakes a blocked reader; socket ports lack it, and closing them wakes the reader.
+
+A device port's ``read(timeout)`` waits in one ``select`` on the port's descriptor and a wake-up pipe
+that ``close`` writes to, for the whole ``timeout``: an idle link sleeps instead of polling every 50 ms
+(issue 16), and ``wakes_on_close`` tells the link it may wait long. A write is not drained (no
+``tcdrain`` per write): the bytes are in the kernel's buffer when ``write`` returns, and a port that
+vanished fails that write or the next read all the same. Socket ports keep the bounded poll.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import os
+import select
 import socket
 import threading
 import time
+import weakref
 from urllib.parse import parse_qs, urlsplit
 
 import serial
@@ -100,15 +109,24 @@ class SerialTransport(Transport):
         except (serial.SerialException, OSError, ValueError) as exc:
             raise _unavailable(url, exc) from exc
         self._closed = threading.Event()
+        self._fd: int | None = None if is_socket else self._port.fileno()
+        self._wake: tuple[int, int] | None = None
+        if self._fd is not None:
+            self._wake = os.pipe()
+            os.set_blocking(self._wake[1], False)
+            weakref.finalize(self, _close_fds, self._wake)  # not at close(): a reader may still select on it
+        self.wakes_on_close = self._fd is not None
+        """``read`` returns as soon as ``close`` is called, however long its timeout (the link waits long)."""
 
     def write(self, data: bytes) -> None:
         try:
             self._port.write(data)
-            self._port.flush()
         except _PORT_ERRORS as exc:
             raise ShoeIOError(f"write to {self.url} failed: {exc}") from exc
 
     def read(self, timeout: float) -> bytes:
+        if self._fd is not None and self._wake is not None:
+            return self._read_device(self._fd, self._wake[0], timeout)
         deadline = time.monotonic() + timeout
         while True:
             if self._closed.is_set():
@@ -125,16 +143,42 @@ class SerialTransport(Transport):
             if time.monotonic() >= deadline:
                 return b""
 
+    def _read_device(self, fd: int, wake: int, timeout: float) -> bytes:
+        """One select on the port and the wake-up pipe; then what is waiting (pyserial reads it)."""
+        if self._closed.is_set():
+            return b""
+        try:
+            ready, _, _ = select.select([fd, wake], [], [], max(timeout, 0.0))
+            if self._closed.is_set() or not ready or wake in ready:
+                return b""
+            # Readable with nothing waiting is a vanished adapter: pyserial's read(1) raises for it.
+            return bytes(self._port.read(self._port.in_waiting or 1))
+        except InterruptedError:
+            return b""
+        except _PORT_ERRORS as exc:
+            if self._closed.is_set():
+                return b""
+            raise ShoeIOError(f"read from {self.url} failed: {exc}") from exc
+
     def close(self) -> None:
         if self._closed.is_set():
             return
         self._closed.set()
+        if self._wake is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._wake[1], b"x")
         cancel = getattr(self._port, "cancel_read", None)
         if cancel is not None:
             with contextlib.suppress(serial.SerialException, OSError):
                 cancel()
         with contextlib.suppress(serial.SerialException, OSError):
             self._port.close()
+
+
+def _close_fds(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def _no_delay(port: object) -> None:

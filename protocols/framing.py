@@ -121,6 +121,8 @@ class Deframer:
         self._overflowed = 0
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Frame | BadFrame]:
+        if not self._overflowed:
+            return self._feed_runs(data)
         out: list[Frame | BadFrame] = []
         buf = bytes(data)
         start = 0
@@ -131,6 +133,31 @@ class Deframer:
                 return out
             self._complete(out)
             start = end + 1
+
+    def _feed_runs(self, data: bytes | bytearray | memoryview) -> list[Frame | BadFrame]:
+        """The usual case, nothing overflowing: split at the delimiters once, decode each run (issue 16)."""
+        if self._buffer:
+            buf = bytes(self._buffer) + bytes(data)
+            self._buffer.clear()
+        else:
+            buf = bytes(data)
+        runs = buf.split(DELIMITER)
+        tail = runs.pop()  # the bytes after the last delimiter: the start of a frame still arriving
+        out: list[Frame | BadFrame] = []
+        limit = self._max
+        for encoded in runs:
+            if not encoded:
+                continue
+            if len(encoded) > limit:
+                out.append(BadFrame(FrameErrorKind.OVERSIZE, len(encoded), "run exceeded the frame limit"))
+                continue
+            try:
+                out.append(decode_frame(encoded))
+            except FrameError as exc:
+                out.append(BadFrame(exc.kind, len(encoded), str(exc)))
+        if tail:
+            self._append(tail)
+        return out
 
     def _append(self, chunk: bytes) -> None:
         if self._overflowed:

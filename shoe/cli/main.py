@@ -2,24 +2,54 @@
 
 Device and input faults end with a short message, a hint and a documented exit code; only a bug
 prints a traceback.
+
+Commands are imported only when they run. :data:`COMMANDS` maps each subcommand to the module of
+``shoe.cli`` that defines it (its ``add_parsers(sub)`` adds that command, and the module's other
+commands, with their options) and to its one-line help for ``shoectl --help``. ``shoectl --help``
+and a usage error import none of them; ``shoectl status`` imports ``shoe.cli.shoe_commands`` alone.
+To add a command: add its module's ``add_parsers`` and one row here, in the order ``--help`` lists
+it; ``tests/cli/test_cli_imports.py`` checks that the rows and the modules agree (name, help).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
-from drivers.errors import ShoeError
-from shoe import logsetup
-from shoe.cli import deck, devices, doctor, emulate, floor, journal, math, play, report, shoe_commands
-from shoe.cli.exit_codes import EPILOG, Exit, exit_code_for
+from shoe.cli.exit_codes import EPILOG, Exit
 from shoe.cli.output import Refused, error_dict, error_message
 
-COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor, math, report, floor]
+COMMANDS: dict[str, tuple[str, str]] = {
+    "devices": ("devices", "list candidate shoes on serial ports and USB, with their port URLs"),
+    "identify": ("shoe_commands", "model, serial number, firmware, protocol version, capabilities"),
+    "status": ("shoe_commands", "state, faults with their fixes, cards remaining, last dispense id"),
+    "counters": ("shoe_commands", "lifetime counters: cards, stacks, jams, misreads, power cycles"),
+    "selftest": ("shoe_commands", "run the shoe's self test (exit 8 if a component fails)"),
+    "dispense": ("shoe_commands", "test dispense outside a live round"),
+    "scan": (
+        "shoe_commands",
+        "read one card the dealer passes across the reader (needs a released stub: shoectl release-stub)",
+    ),
+    "events": ("shoe_commands", "the shoe's event log, or --follow to watch events live"),
+    "clear-fault": ("shoe_commands", "clear a fault after fixing its cause (all clearable if none named)"),
+    "reset": ("shoe_commands", "reboot the shoe's controller and resynchronise"),
+    "deck-check": ("deck", "count and identify the loaded cards (exit 8 if not one whole deck of the expected back)"),
+    "release-stub": ("deck", "present the cards left in the shoe (outside a live round), e.g. before shoectl scan"),
+    "load-deck": ("deck", "the dealer loads a shuffled deck into an emulator (--control PATH, or emu://)"),
+    "emulate": ("emulate", "serve the software shoe on a pseudo-terminal (--pty) or TCP (--tcp HOST:PORT)"),
+    "play": ("play", "play one scripted round (Mississippi stud or seven-card stud) and print its JSON record"),
+    "journal": ("journal", "verify, show and export the table service's journal"),
+    "doctor": ("doctor", "check udev rules, group, device permissions, ModemManager, latency, journal and service"),
+    "math": ("math", "PAR sheet: exact house edge, average wager, variance and optimal strategy of a paytable"),
+    "report": ("report", "theoretical against actual hold, and each seat's decision quality, from the journal"),
+    "floor": ("floor", "the casino floor's central copy of every journal (PostgreSQL)"),
+}
+"""subcommand -> (module under ``shoe.cli`` defining it, its help line in ``shoectl --help``)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,7 +65,9 @@ class _Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with ``command``'s module loaded (every module when ``"*"``); the others are placeholders
+    (their name and help line, no options), enough for ``--help`` and to find which command was asked for."""
     parser = _Parser(
         prog="shoectl",
         description="Diagnose and exercise an automated card dealing shoe. Every command works on the built-in "
@@ -48,16 +80,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
     parser.add_argument("--log-level", default="warning", help="operational log level on stderr (default warning)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMAND_MODULES:
-        module.add_parsers(sub)
+    wanted = {module for module, _ in COMMANDS.values()} if command == "*" else {COMMANDS.get(command or "", ("",))[0]}
+    loaded: set[str] = set()
+    for name, (module, help_line) in COMMANDS.items():
+        if module in wanted:
+            if module not in loaded:
+                importlib.import_module(f"shoe.cli.{module}").add_parsers(sub)
+                loaded.add(module)
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _Parser.json_errors = "--json" in argv
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    # First pass with placeholders only: --help and usage errors end here; otherwise it names the command.
+    first, _ = build_parser().parse_known_args(argv)
+    args = build_parser(first.command).parse_args(argv)
+    from drivers.errors import ShoeError
+    from shoe import logsetup
+    from shoe.cli.exit_codes import exit_code_for
+
     logsetup.configure(args.log_level)
     try:
         return int(args.func(args))

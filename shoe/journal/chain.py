@@ -78,6 +78,16 @@ def entry_hash(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def entry_hash_of_text(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | None, data_text: str) -> str:
+    """:func:`entry_hash` from the data's canonical text, serialised once by the caller: the same digest.
+
+    ``canonical([seq, ts, kind, round_id, data])`` is ``canonical([seq, ts, kind, round_id])`` with its
+    closing bracket replaced by ``,`` + ``canonical(data)`` + ``]`` (same separators, keys sorted in both).
+    """
+    head = canonical([seq, ts, kind, round_id])
+    return hashlib.sha256(f"{prev_hash}{head[:-1]},{data_text}]".encode()).hexdigest()
+
+
 def _parse_data(seq: int, data: object) -> tuple[Any, str | None]:
     """The data column as a JSON object: stored text must be exactly its canonical form."""
     if isinstance(data, dict):

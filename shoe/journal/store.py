@@ -26,7 +26,7 @@ from shoe.journal.chain import (
     JournalError,
     VerifyResult,
     canonical,
-    entry_hash,
+    entry_hash_of_text,
     verify_records,
 )
 from shoe.journal.paths import ensure_private_file
@@ -137,6 +137,8 @@ class Journal:
         self._wal = path.with_name(path.name + "-wal")
         self._files = (_identity(path), _identity(self._wal))
         self._broken: str | None = None
+        self._head: tuple[int, str] | None = None
+        """(seq, hash) of the last committed entry, known after the first append; None: read it."""
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -178,24 +180,47 @@ class Journal:
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    row = conn.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
-                    seq, prev = (int(row[0]) + 1, str(row[1])) if row else (1, GENESIS)
                     ts = _now()
-                    digest = entry_hash(prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=stored)
-                    conn.execute(
-                        "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (seq, ts, kind, round_id, text, prev, digest),
-                    )
+                    seq, prev, digest = self._insert(conn, ts, kind, round_id, text)
                     conn.execute("COMMIT")
+                    self._head = (seq, digest)
                 finally:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
+                        self._head = None
             except sqlite3.Error as exc:
+                self._head = None
                 raise JournalError(
                     f"could not write to the journal {self.path}: {exc}; check the disk (space, permissions)"
                 ) from exc
             self._check_files(conn)  # committed into a WAL deleted meanwhile: saved (if it can be), and refused
         return Entry(seq, ts, kind, round_id, stored, prev, digest)
+
+    def _insert(
+        self, conn: sqlite3.Connection, ts: str, kind: str, round_id: str | None, text: str
+    ) -> tuple[int, str, str]:
+        """Insert the next entry after the chain head kept in memory (read once, not per append).
+
+        Another writer's entry since (a second service on one journal, which the journal lock should
+        prevent) takes our seq: the primary key refuses the row, and the head is read again within the
+        same transaction, so the chain stays one chain whoever appended.
+        """
+        for attempt in (1, 2):
+            if self._head is None or attempt == 2:
+                row = conn.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+                self._head = (int(row[0]), str(row[1])) if row else (0, GENESIS)
+            seq, prev = self._head[0] + 1, self._head[1]
+            digest = entry_hash_of_text(prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data_text=text)
+            try:
+                conn.execute(
+                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, ts, kind, round_id, text, prev, digest)
+                )
+            except sqlite3.IntegrityError:
+                if attempt == 2:
+                    raise
+                continue
+            return seq, prev, digest
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def checkpoint(self) -> bool:
         """Copy the write-ahead log into the main file (PASSIVE: never waits for readers).

@@ -8,6 +8,12 @@ per trigger), ``queued=True``, no automatic ``to_<state>`` transitions, and inva
 A ``MachineError`` (or a trigger the table does not know) becomes the domain refusal, a
 :class:`~shoe.rules.errors.RuleViolation` built by the game's ``refuse`` function with the reason.
 
+Machines are built once per game, not per round (issue 16: a ``transitions.Machine`` costs ~0.5 ms to
+build, a quarter of a stud hand): each table keeps a pool of machines, each with its model; a round
+takes one, reset to its initial state, and gives it back when the round is dropped (``weakref.finalize``).
+A pooled machine serves one round at a time, so ``queued=True`` keeps its meaning (transitions keeps one
+queue per machine) and two rounds in two threads never share a queue.
+
 No callbacks, no I/O: the machine only moves the state.  The round verifies an action completely
 (seats, cards, amounts) before it fires one trigger here, so a refused action changes nothing.
 :func:`mermaid` draws a table, so the pictures in docs/rules-engine.md and docs/seven-card-stud.md
@@ -16,6 +22,7 @@ are generated from the same data the machine runs.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -83,36 +90,78 @@ class _Model:
         raise NotImplementedError("bound by transitions.Machine")
 
 
+POOL_MAX = 64
+"""Idle machines kept per table; past this a dropped round's machine is let go."""
+
+_Pooled = tuple[Machine, _Model]
+_POOLS: dict[tuple[Any, ...], list[_Pooled]] = {}
+
+
+def _build(states: type[Enum], table: tuple[Edge[Any], ...], initial: Enum, names: tuple[str, ...]) -> _Pooled:
+    model = _Model()
+    # model_override=True binds only what the model declares: declare every convenience name.
+    for name in names:
+        setattr(model, name, _unbound)
+        setattr(model, f"may_{name}", _unbound)
+    for state in states:
+        setattr(model, f"is_{state.name}", _unbound)
+    spec: list[dict[str, Any]] = []
+    for edge in table:
+        row: dict[str, Any] = {"trigger": edge.trigger, "source": edge.source, "dest": edge.dest}
+        if edge.resume_to is not None:
+            row["conditions"] = [_PriorIs(edge.resume_to)]
+        spec.append(row)
+    machine = Machine(
+        model=model,
+        states=states,
+        transitions=spec,
+        initial=initial,
+        auto_transitions=False,
+        model_override=True,
+        queued=True,
+        ignore_invalid_triggers=False,
+    )
+    return machine, model
+
+
+class _Shared:
+    """What every round of one table shares: the table as a tuple, its triggers, its pool of machines."""
+
+    def __init__(self, source: Sequence[Edge[Any]], pool: list[_Pooled]) -> None:
+        self.source = source  # held, so that its id is not reused while it is a key
+        self.table = tuple(source)
+        self.triggers = triggers(self.table)
+        self.pool = pool
+
+
+_SHARED: dict[tuple[Any, ...], _Shared] = {}
+
+
+def _give_back(pool: list[_Pooled], pooled: _Pooled) -> None:
+    if len(pool) < POOL_MAX:
+        pool.append(pooled)
+
+
 class StateMachine(Generic[S]):
     """One round's state over ``table``: :meth:`fire` moves it, :meth:`allows` asks the table."""
 
     def __init__(self, states: type[S], table: Sequence[Edge[S]], initial: S, *, refuse: Refuse) -> None:
-        self.table: tuple[Edge[S], ...] = tuple(table)
-        self.triggers = triggers(self.table)
+        shared = _SHARED.get((states, id(table), initial))
+        if shared is None or shared.source is not table:  # a table first seen (or a new object at a reused id)
+            shared = _Shared(table, _POOLS.setdefault((states, tuple(table), initial), []))
+            _SHARED[(states, id(table), initial)] = shared
+        self.table: tuple[Edge[S], ...] = shared.table
+        self.triggers = shared.triggers
         self._refuse = refuse
-        self._model = _Model()
-        # model_override=True binds only what the model declares: declare every convenience name.
-        for name in self.triggers:
-            setattr(self._model, name, _unbound)
-            setattr(self._model, f"may_{name}", _unbound)
-        for state in states:
-            setattr(self._model, f"is_{state.name}", _unbound)
-        spec: list[dict[str, Any]] = []
-        for edge in self.table:
-            row: dict[str, Any] = {"trigger": edge.trigger, "source": edge.source, "dest": edge.dest}
-            if edge.resume_to is not None:
-                row["conditions"] = [_PriorIs(edge.resume_to)]
-            spec.append(row)
-        self._machine = Machine(
-            model=self._model,
-            states=states,
-            transitions=spec,
-            initial=initial,
-            auto_transitions=False,
-            model_override=True,
-            queued=True,
-            ignore_invalid_triggers=False,
-        )
+        pool = shared.pool
+        try:
+            pooled = pool.pop()
+        except IndexError:
+            pooled = _build(states, self.table, initial, self.triggers)
+        else:
+            pooled[0].set_state(initial, model=pooled[1])
+        self._machine, self._model = pooled
+        weakref.finalize(self, _give_back, pool, pooled)
 
     @property
     def state(self) -> S:

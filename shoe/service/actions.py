@@ -85,7 +85,8 @@ def execute(owner: Owner, cmd: Command) -> None:
         cmd.future.set_exception(error)
         return
     assert result is not None
-    log.info("action accepted", state=run.state if run else None, **fields)
+    # Per action at debug: the journal records every accepted action, and the API logs each request (issue 16).
+    log.debug("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
     cmd.future.set_result({**reply, **result, "cursor": owner.sink.feed.latest})
 

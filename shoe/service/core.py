@@ -63,6 +63,7 @@ class TableService:
         self._owner = Owner(config, factory, self._feed, self._metrics, GAMES)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self._tables = threading.Thread(target=hand_tables.build, name="hand-tables", daemon=True)
         self._boot_error: BaseException | None = None
         self._started = time.monotonic()
         self._running = False
@@ -93,9 +94,10 @@ class TableService:
         structlog.contextvars.bind_contextvars(table=self.config.table)
         owner = self._owner
         try:
-            # Build the hand evaluator's tables now (~0.8 s): on first use they stalled the first
-            # settlement of the day by most of a second (bench/service.py).
-            hand_tables.build()
+            # Build the hand evaluator's tables (~0.8 s) beside the boot, not before READY (issue 16): on
+            # first use they stalled the first settlement of the day by most of a second; now only one that
+            # comes within that time waits (tables.build holds a lock; each table is filled whole, in place).
+            self._tables.start()
             owner.boot()
         except BaseException as exc:
             self._boot_error = exc
@@ -138,6 +140,8 @@ class TableService:
         self._owner.inbox.put(Command(STOP, {}, None, future))
         self._thread.join()
         self._running = False
+        if self._tables.is_alive():
+            self._tables.join(30)  # a stop within a second of the start: the build ends first
         log.info("service stopped", journal_seq=self._feed.latest)
 
     def kill(self) -> None:
@@ -155,6 +159,8 @@ class TableService:
         if self._thread is not None:
             self._thread.join()
         self._running = False
+        if self._tables.is_alive():
+            self._tables.join(30)
 
     # -- commands ----------------------------------------------------------------------------------
 

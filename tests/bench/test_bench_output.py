@@ -19,7 +19,8 @@ UNITS = re.compile(
     r"\d[\d,.]*\s?(x|%|ms|s|B|MiB|KiB|evals/s|frames/s|rounds/s|rounds|commits/s|records|"
     r"events|cards|threads|wake-ups/s|examples/s|examples|ms/round|ms/event|connections|CPUs)\b"
 )
-FIGURES = ("protocol.py", "hands.py", "service.py", "slowloris.py")
+FIGURES = ("protocol.py", "hands.py", "service.py", "slowloris.py", "goals.py", "_goals_link.py", "_goals_games.py",
+           "_goals_service.py")  # fmt: skip
 
 
 def _run(script: str, *args: str) -> list[str]:
@@ -45,6 +46,15 @@ def _check(lines: list[str]) -> None:
 
 def test_protocol_bench_lines() -> None:
     _check(_run("protocol.py", "--quick"))
+
+
+def test_goals_bench_lines_name_their_reference_and_goal() -> None:
+    """Issue 16's table: each row a ratio against its reference, and its goal."""
+    lines = _run("goals.py", "--quick", "--only", "link")
+    _check(lines)
+    rows = [line for line in lines if not line.startswith("goals context")]
+    assert len(rows) == 3, lines
+    assert all(re.search(r"\d\.\d\dx ", line) and "goal" in line for line in rows), rows
 
 
 def test_hands_bench_explains_its_labels_and_how_to_install_the_references() -> None:

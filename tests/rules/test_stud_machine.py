@@ -150,3 +150,34 @@ def test_machine_agrees_with_the_nj_stud_profile() -> None:
         plan = street_plan(street, [1, 2], 52)
         assert spec.burn and plan[0].target is Target.BURN
         assert [s.face_up for s in plan[1:]] == [faces[spec.faces[0]]] * 2
+
+
+def test_a_machine_is_built_once_per_game_and_each_round_starts_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: no transitions.Machine per hand; a reused machine starts at the initial phase, and two live
+    hands never share one (their phases move independently)."""
+    import transitions
+
+    import shoe.rules.machine as rules_machine
+
+    PhaseMachine()  # the pool holds one machine from here on (or more, from earlier tests)
+    built: list[object] = []
+    real = rules_machine.Machine
+
+    def counting(*args: object, **kwargs: object) -> transitions.Machine:
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rules_machine, "Machine", counting)
+    for _ in range(50):
+        hand = PhaseMachine()
+        assert hand.phase is Phase.DEAL_THIRD
+        hand.fire("cards_dealt")
+        del hand
+    assert built == []
+    first, second = PhaseMachine(), PhaseMachine()
+    assert first._machine is not second._machine
+    first.fire("cards_dealt")
+    assert (first.phase, second.phase) == (Phase.BRING_IN, Phase.DEAL_THIRD)
+    with pytest.raises(RuleViolation):
+        second.fire("betting_closed")
+    assert second.phase is Phase.DEAL_THIRD and first.may("forced_bet")

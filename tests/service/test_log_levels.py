@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from transitions import Machine
@@ -31,3 +32,40 @@ def test_transitions_state_callbacks_are_logged_only_at_debug(level: str, expect
     events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
     callbacks = [e for e in events if "callbacks" in e]
     assert bool(callbacks) is expect_callbacks, events
+
+
+def test_an_info_log_has_no_line_per_accepted_action_but_one_per_round(table_factory: Any) -> None:
+    """Issue 16: ``action accepted`` (one per action, ~20 a round, which the journal records) only at debug."""
+    from tests.service.conftest import play_ny
+
+    log = io.StringIO()
+    try:
+        logsetup.configure("info", json_lines=True, stream=log)
+        table = table_factory()
+        service = table.start()
+        play_ny(service, {1: 100})
+    finally:
+        logsetup.configure("warning")
+    events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
+    assert "action accepted" not in events, events
+    assert events.count("round closed") == 1, events
+
+
+def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: Any, monkeypatch: Any) -> None:
+    """Issue 16: building the evaluator's tables (~0.8 s) does not delay READY; a round's first use waits."""
+    import threading
+
+    from shoe.hands import tables
+
+    release = threading.Event()
+    real = tables._build
+    monkeypatch.setattr(tables, "CLASSES", [])  # not built in this process, whatever ran before
+    monkeypatch.setattr(tables, "_build", lambda: (release.wait(10), real()))
+    table = table_factory()
+    service = table.start()  # returns at READY
+    try:
+        assert service is not None and not tables.is_built()
+    finally:
+        release.set()
+    service.stop()  # joins the build
+    assert tables.is_built()

@@ -1,0 +1,192 @@
+"""Rows 1-3 of issue 16's table (``bench/goals.py``): the link's dispense and the codec's decode, each
+against what the same bytes cost without our code, measured in the same run, interleaved.
+
+- dispense round trip: ``ShoeClient.dispense(2)`` against the instant emulator in its own process on a
+  pty, vs plain pyserial writing the same request bytes to a pty peer (``bench/_echo.py``) that
+  answers with the very bytes the emulator answered (recorded from a real dispense);
+- client CPU per dispense: this process's CPU (every thread) per dispense, vs the same request and
+  reply bytes through our ``SerialTransport`` and a reader thread that only counts them;
+- frame decode: ``Deframer.feed`` + ``codec.decode`` of CARD_READ frames, vs ``cobs.decode`` and
+  ``crc32c`` alone on the same frames (the C work every decode must do).
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import serial
+from cobs import cobs
+
+from bench import _report as report
+from bench._shoed import EmulatorProcess
+from drivers.client import ShoeClient
+from drivers.serial_transport import SerialTransport
+from protocols import codec
+from protocols import messages as m
+from protocols.codes import MsgType
+from protocols.crc import crc32c
+from protocols.fields import CardRead
+from protocols.framing import Deframer, Frame
+
+BENCH = Path(__file__).resolve().parent
+STACKS_PER_DECK = 26
+
+
+class _Recording(SerialTransport):
+    """Our transport, keeping each request written and the bytes read after it (a real dispense's exchange)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.requests: list[bytes] = []
+        self.replies: list[bytearray] = []
+
+    def write(self, data: bytes) -> None:
+        frames = [f for f in Deframer().feed(data) if isinstance(f, Frame)]
+        if frames and frames[0].msg_type != MsgType.EVENT_ACK and MsgType(frames[0].msg_type).is_request:
+            self.requests.append(data)
+            self.replies.append(bytearray())
+        super().write(data)
+
+    def read(self, timeout: float) -> bytes:
+        data = super().read(timeout)
+        if self.replies:
+            self.replies[-1] += data
+        return data
+
+
+class _Echo:
+    """``bench/_echo.py`` in a child process: a pty answering the i-th frame with ``replies[i]``, cyclically."""
+
+    def __init__(self, replies: list[bytes]) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(BENCH / "_echo.py"), ",".join(r.hex() for r in replies)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert self.proc.stdout is not None
+        self.path = self.proc.stdout.readline().strip()
+        if not self.path:
+            raise RuntimeError("bench/_echo.py did not start")
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _block(step: Callable[[], None], n: int) -> tuple[float, float]:
+    """Seconds and CPU seconds (this process, all threads) per call of ``step``, over ``n`` calls."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    for _ in range(n):
+        step()
+    return (time.perf_counter() - t0) / n, (time.process_time() - c0) / n
+
+
+def dispense_rows(tmp: Path, *, blocks: int) -> None:
+    with EmulatorProcess(tmp / "goals-shoe", tmp / "goals-emulator.log") as emulator:
+        recording = _Recording(str(emulator.link))
+        client = ShoeClient(recording)
+        client.connect()
+        try:
+            recording.requests.clear()
+            recording.replies.clear()
+            client.dispense(2)
+            time.sleep(0.05)  # the last event's bytes
+            requests, replies = list(recording.requests), [bytes(r) for r in recording.replies]
+            recording.requests = recording.replies = []  # type: ignore[misc]
+            client.release_stub()
+            emulator.load()
+            echo, echo2 = _Echo(replies), _Echo(replies)  # one peer each: a pty has one reader
+            raw = serial.Serial(echo.path, timeout=2)
+            ours = SerialTransport(echo2.path)
+            want, got, arrived, stop = [0], [0], threading.Event(), threading.Event()
+
+            def reader() -> None:
+                while not stop.is_set():
+                    data = ours.read(0.05)
+                    got[0] += len(data)
+                    if want[0] and got[0] >= want[0]:
+                        got[0] -= want[0]
+                        want[0] = 0
+                        arrived.set()
+
+            thread = threading.Thread(target=reader, daemon=True)
+            thread.start()
+
+            def raw_echo() -> None:
+                for request, reply in zip(requests, replies, strict=True):
+                    raw.write(request)
+                    if len(raw.read(len(reply))) != len(reply):
+                        raise RuntimeError("the echo peer did not answer")
+
+            def transport_echo() -> None:
+                for request, reply in zip(requests, replies, strict=True):
+                    want[0] = len(reply)
+                    ours.write(request)
+                    if not arrived.wait(2):
+                        raise RuntimeError("the echo peer did not answer")
+                    arrived.clear()
+
+            results: dict[str, list[tuple[float, float]]] = {"ours": [], "raw": [], "transport": []}
+            try:
+                for _ in range(blocks):
+                    results["ours"].append(_block(lambda: client.dispense(2) and None, STACKS_PER_DECK))
+                    client.release_stub()
+                    emulator.load()
+                    results["raw"].append(_block(raw_echo, STACKS_PER_DECK))
+                    results["transport"].append(_block(transport_echo, STACKS_PER_DECK))
+            finally:
+                stop.set()
+                thread.join(2)
+                ours.close()
+                raw.close()
+                echo.close()
+                echo2.close()
+        finally:
+            client.close()
+    wall = {k: statistics.median(w for w, _ in v) for k, v in results.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in results.items()}
+    n = (
+        f"median of {blocks} interleaved blocks of {STACKS_PER_DECK}; {len(requests)} requests, "
+        f"{sum(map(len, requests))} B out, {sum(map(len, replies))} B back"
+    )
+    report.figure("dispense round trip, pty, 2-card stack", wall["ours"] * 1e6, "µs",
+                  vs=(wall["ours"] / wall["raw"], f"raw pyserial echo of the same bytes ({wall['raw'] * 1e6:.0f} µs)"),
+                  note=f"goal <= 3x; {n}")  # fmt: skip
+    report.figure("client CPU per dispense", cpu["ours"] * 1e6, "µs",
+                  vs=(cpu["ours"] / cpu["transport"], f"the same bytes through SerialTransport and a reader thread "
+                      f"({cpu['transport'] * 1e6:.0f} µs)"), note=f"goal <= 2x; {n}")  # fmt: skip
+
+
+def decode_row(*, rounds: int) -> None:
+    message = m.CardReadEvent(1234, 56, 2, CardRead("Td"))
+    wire = codec.encode(message, 0)
+    blob = wire * 1000
+    bodies = [wire[:-1]] * 1000
+
+    def ours() -> None:
+        for frame in Deframer().feed(blob):
+            codec.decode(frame)  # type: ignore[arg-type]
+
+    def alone() -> None:
+        for encoded in bodies:
+            body = cobs.decode(encoded)
+            crc32c(body[:-4])
+
+    times: dict[str, list[float]] = {"ours": [], "alone": []}
+    for _ in range(rounds):
+        for name, run in (("ours", ours), ("alone", alone)):
+            start = time.perf_counter()
+            run()
+            times[name].append(1000 / (time.perf_counter() - start))
+    rate = {k: statistics.median(v) for k, v in times.items()}
+    report.figure(f"frame decode, CARD_READ ({len(wire)} B)", rate["ours"], "frames/s",
+                  vs=(rate["ours"] / rate["alone"], f"cobs.decode + crc32c alone ({rate['alone']:,.0f} frames/s)"),
+                  note=f"goal >= 0.3x; median of {rounds} interleaved runs of 1,000")  # fmt: skip
