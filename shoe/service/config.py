@@ -24,6 +24,8 @@ from drivers.errors import BadPort
 from drivers.timeouts import LinkTimeouts, TimeoutValueError
 from drivers.transport import check_port, redact_port
 from shoe.service.errors import Role
+from shoe.service.integrity_config import KEYS as VERIFY_KEYS
+from shoe.service.integrity_config import VerifyConfig, parse_verify
 
 __all__ = ["HTTP_ENV", "ConfigError", "ServiceConfig", "load_config", "parse_http"]
 
@@ -45,6 +47,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "service": ("table", "submit_timeout"),
     "log": ("level",),
     "deck": ("backs", "check_on_load"),
+    "verify": VERIFY_KEYS,
 }
 LEVELS = ("debug", "info", "warning", "error")
 MAX_SECONDS = 3600.0
@@ -83,6 +86,7 @@ class ServiceConfig:
     deck_backs: tuple[str, ...] = ()  # [deck] backs: the alternation of back designs (empty: any back)
     check_on_load: bool = True  # [deck] check_on_load: check each deck as soon as it is loaded
     emulator_control: Path | None = None  # [shoe] emulator_control: the control socket of `shoectl emulate --control`
+    verify: VerifyConfig = field(default_factory=VerifyConfig)  # [verify]: program and firmware verification
 
 
 def _show(value: object) -> str:
@@ -305,6 +309,7 @@ def load_config(
         deck_backs=_backs(deck.get("backs", [])),
         check_on_load=_flag("deck.check_on_load", deck.get("check_on_load", True)),
         emulator_control=_control(shoe.get("emulator_control"), path),
+        verify=parse_verify(doc.get("verify", {}), path),
     )
 
 
