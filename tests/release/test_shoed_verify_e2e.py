@@ -22,8 +22,12 @@ from tests.e2e.conftest import write_config
 from tests.e2e.support import Proc, Shoed, free_port
 from tests.release.conftest import SITE, make_release
 
-OPEN = {"game": "mississippi-stud", "jurisdiction": "NY", "table": {"min_ante": 100, "max_ante": 10_000},
-        "seats": [{"seat": 1, "ante": 500}]}  # fmt: skip
+OPEN = {
+    "game": "mississippi-stud",
+    "jurisdiction": "NY",
+    "table": {"min_ante": 100, "max_ante": 10_000},
+    "seats": [{"seat": 1, "ante": 500}],
+}
 
 
 @pytest.fixture
@@ -124,8 +128,9 @@ def test_a_shoe_with_unapproved_firmware_refuses_rounds(tmp_path: Path, procs: l
     assert service.stop() == 0
 
 
-def test_the_approved_firmware_deals_and_a_shoe_without_the_request_is_unverified(tmp_path: Path,
-                                                                                  procs: list[Proc]) -> None:  # fmt: skip
+def test_approved_firmware_deals_and_a_shoe_without_the_request_is_unverified(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
     verify = f'[verify]\ninterval_s = 0\n[verify.firmware]\n"emu-1.0" = "{DEFAULT_IMAGE}"\n'
     service = shoed(tmp_path, procs, verify)
     service.start()
