@@ -21,9 +21,7 @@ from shoe.cli.exit_codes import Exit
 from shoe.cli.output import Refused, emit, key_values
 from shoe.release import MANIFEST_NAME, ManifestError, ReleaseTreeError, parse_seed, read_manifest_file, verify_tree
 from shoe.release.firmware import FirmwareAnswer, judge
-
-DEFAULT_PUBKEY = Path("/etc/shoed/release-key.pub")
-"""The trusted release key's public half, installed by the operator outside every release (docs/deploy.md)."""
+from shoe.release.signing import DEFAULT_PUBKEY
 
 EPILOG = f"""\
 exit codes:

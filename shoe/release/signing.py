@@ -19,9 +19,20 @@ from typing import Any
 
 from shoe.release.manifest import Manifest, canonical
 
-__all__ = ["ALGORITHM", "SignatureError", "generate_key", "key_id", "load_public_key", "sign", "verify_signature"]
+__all__ = [
+    "ALGORITHM",
+    "DEFAULT_PUBKEY",
+    "SignatureError",
+    "generate_key",
+    "key_id",
+    "load_public_key",
+    "sign",
+    "verify_signature",
+]
 
 ALGORITHM = "ed25519"
+DEFAULT_PUBKEY = Path("/etc/shoed/release-key.pub")
+"""The trusted release key's public half, installed by the operator outside every release (docs/deploy.md)."""
 
 
 class SignatureError(ValueError):

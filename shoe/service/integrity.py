@@ -30,7 +30,7 @@ from typing import Any
 import structlog
 
 from drivers.errors import ShoeError
-from shoe.release import ManifestError, ReleaseTreeError, read_manifest_file, verify_tree
+from shoe.release import program
 from shoe.release.firmware import FirmwareAnswer, FirmwareVerdict, judge
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.integrity_config import VerifyConfig
@@ -50,54 +50,8 @@ class ProgramRefused(Exception):
 
 
 def check_program(config: VerifyConfig) -> dict[str, Any]:
-    """One check of the installed program: the ``ProgramCheck`` payload (never raises for a bad tree)."""
-    path = config.manifest_path()
-    empty: dict[str, Any] = {
-        "release": None,
-        "manifest_sha256": None,
-        "key_id": None,
-        "files": 0,
-        "differences": 0,
-        "named": [],
-    }
-    if not path.exists():
-        return {**empty, "result": "unverified", "detail": f"no release manifest at {path}: the program is unverified"}
-    try:
-        manifest, signature = read_manifest_file(path)
-    except ManifestError as exc:
-        return {**empty, "result": "bad-signature", "detail": str(exc)}
-    out = {**empty, "release": manifest.release, "manifest_sha256": manifest.sha256, "files": len(manifest.files)}
-    pubkey, problem = config.pubkey_path(), None
-    if pubkey is not None:
-        from shoe.release.signing import SignatureError, verify_signature
-
-        try:
-            out["key_id"] = verify_signature(manifest, signature, pubkey)
-        except SignatureError as exc:
-            problem = str(exc)
-    try:
-        tree = verify_tree(config.root, manifest)
-    except ReleaseTreeError as exc:
-        return {**out, "result": "mismatch", "detail": str(exc)}
-    names = [str(d) for d in tree.differences]
-    out.update(differences=len(names), named=names[:MAX_NAMED])
-    if problem is not None:
-        return {**out, "result": "bad-signature", "detail": problem}
-    if names:
-        more = f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
-        detail = f"the installed program differs from release {manifest.release}: {'; '.join(names[:3])}{more}"
-        return {
-            **out,
-            "result": "mismatch",
-            "detail": detail if len(names) <= 3 else detail + f" ({len(names)} in all)",
-        }
-    if pubkey is None:
-        return {
-            **out,
-            "result": "unverified",
-            "detail": "every file matches, but no trusted public key checks the manifest's signature ([verify] pubkey)",
-        }
-    return {**out, "result": "ok", "detail": f"release {manifest.release} verified: {len(manifest.files)} files"}
+    """One check of the installed program as ``[verify]`` says: the ``ProgramCheck`` payload."""
+    return program.check_program(config.manifest_path(), config.pubkey_path(), config.root, named=MAX_NAMED)
 
 
 def _fingerprint(result: dict[str, Any]) -> str:

@@ -25,9 +25,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from shoe.release.signing import DEFAULT_PUBKEY
+
 __all__ = ["DEFAULT_PUBKEY", "KEYS", "ON_MISMATCH", "VerifyConfig", "parse_verify"]
 
-DEFAULT_PUBKEY = Path("/etc/shoed/release-key.pub")
 KEYS = ("manifest", "pubkey", "root", "interval_s", "on_mismatch", "firmware")
 ON_MISMATCH = ("refuse-rounds", "refuse-start")
 MAX_INTERVAL_S = 7 * 86400.0
