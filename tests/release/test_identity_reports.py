@@ -37,3 +37,12 @@ def test_doctor_skips_an_install_without_a_manifest(tmp_path: Path) -> None:
     root = make_release(tmp_path / "rel")
     result = installed_program(Context(release_root=root, release_pubkey=None))
     assert result.status is Status.SKIPPED and "no release manifest" in result.detail
+
+
+def test_the_hil_report_carries_the_software_identity() -> None:
+    from hil_tests.report import software_versions
+
+    versions = software_versions()
+    assert "release manifest" in versions and str(versions["program verified"]).split(":")[0] in (
+        "ok", "mismatch", "bad-signature", "unverified"
+    )  # fmt: skip
