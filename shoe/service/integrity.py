@@ -101,6 +101,9 @@ class Integrity:
             self._worker = None
             result, self._pending = self._pending, None
             if result is not None:
+                if result["result"] == "unverified" and self.program and self.program["result"] == "ok":
+                    # a manifest or key that verified and is gone now is a change to the release, not a default
+                    result = {**result, "result": "mismatch", "detail": "verified before, now: " + result["detail"]}
                 self.program = result
                 self.sink.append("service", {"event": "program-check", **result}, None)
                 self._alarm_if_new(result)

@@ -161,3 +161,20 @@ def test_a_periodic_check_finds_a_change_made_while_running(tmp_path: Path, proc
     checks = [e for e in entries(service, "service") if e["event"] == "program-check"]
     assert checks and checks[-1]["named"][0].startswith(f"changed {SITE}/libdep/__init__.py")
     assert service.stop() == 0
+
+
+def test_a_manifest_removed_after_a_verified_start_is_a_mismatch(tmp_path: Path, procs: list[Proc]) -> None:
+    root, pub = signed_release(tmp_path)
+    service = shoed(tmp_path, procs, f'[verify]\nroot = "{root}"\npubkey = "{pub}"\ninterval_s = 1\n')
+    service.start()
+    (root / "release-manifest.json").unlink()
+    deadline = time.monotonic() + 20
+    while (
+        time.monotonic() < deadline
+        and not service.api.call("GET", "/v1/status", role="observer").body["integrity"]["alarm"]
+    ):
+        time.sleep(0.2)
+    program = service.api.call("GET", "/v1/status", role="observer").body["integrity"]["program"]
+    assert program["result"] == "mismatch" and "verified before, now: no release manifest" in program["detail"]
+    assert service.api.call("POST", "/v1/rounds", OPEN).code == "program-mismatch"
+    assert service.stop() == 0
