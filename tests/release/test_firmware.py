@@ -100,3 +100,19 @@ def test_a_seed_outside_4_to_64_bytes_is_refused_by_the_shoe() -> None:
     with ShoeClient.open("emu://") as client, pytest.raises(ShoeProtocolError) as caught:
         client.firmware_digest(b"abc")
     assert caught.value.nak is NakCode.BAD_ARGUMENT
+
+
+def test_an_older_shoe_answering_unknown_message_is_unverified_and_other_refusals_raise() -> None:
+    from drivers.errors import ShoeProtocolError
+    from drivers.firmware import ask_firmware_digest
+    from protocols.codes import NakCode
+
+    def older(*args: object) -> object:
+        raise ShoeProtocolError("FIRMWARE_DIGEST refused: UNKNOWN_MESSAGE", nak=NakCode.UNKNOWN_MESSAGE)
+
+    def busy(*args: object) -> object:
+        raise ShoeProtocolError("FIRMWARE_DIGEST refused: BUSY", nak=NakCode.BUSY)
+
+    assert ask_firmware_digest(older, SEED) is None
+    with pytest.raises(ShoeProtocolError):
+        ask_firmware_digest(busy, SEED)
