@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ def cmd_manifest(args: argparse.Namespace) -> int:
         if not sep or not key:
             raise Refused(f"--build {item!r} is not KEY=VALUE", "e.g. --build commit=3f2a9c1", Exit.USAGE)
         build[key] = value
+    started = time.perf_counter()
     try:
         manifest = build_manifest(root, build=build)
     except (ReleaseTreeError, ManifestError) as exc:
@@ -65,6 +67,8 @@ def cmd_manifest(args: argparse.Namespace) -> int:
         "release": manifest.release,
         "manifest_sha256": manifest.sha256,
         "files": len(manifest.files),
+        "bytes": sum(size for _, _, size in manifest.files),
+        "seconds": round(time.perf_counter() - started, 3),
         "distributions": len(manifest.versions),
         "signed_by": doc["signature"]["key_id"] if "signature" in doc else None,
         "editable": editable,
