@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from shoe.release.manifest import CHUNK, Manifest
-from shoe.release.tree import installed, walk_added
+from shoe.release.tree import covered_bytes, installed, walk_added
 
 __all__ = ["MAX_SEED", "MIN_SEED", "Difference", "TreeCheck", "parse_seed", "verify_tree"]
 
@@ -97,15 +97,14 @@ def _read(full: Path, path: str, mac: hmac.HMAC | None, check: TreeCheck) -> str
     """The file's SHA-256 (and fed to ``mac``), or None when it is missing or unreadable."""
     digest = hashlib.sha256()
     try:
-        with full.open("rb") as handle:
-            size = full.stat().st_size
+        size, chunks = covered_bytes(full, path, CHUNK)
+        if mac is not None:
+            mac.update(_frame(path, size))
+        for chunk in chunks:
+            digest.update(chunk)
             if mac is not None:
-                mac.update(_frame(path, size))
-            while chunk := handle.read(CHUNK):
-                digest.update(chunk)
-                if mac is not None:
-                    mac.update(chunk)
-                check.bytes_read += len(chunk)
+                mac.update(chunk)
+            check.bytes_read += len(chunk)
     except OSError:
         if mac is not None:
             mac.update(_frame(path, MISSING))

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from shoe.release.tree import ReleaseTreeError, installed
+from shoe.release.tree import ReleaseTreeError, covered_bytes, installed
 
 __all__ = [
     "FORMAT",
@@ -58,12 +58,13 @@ def canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Path, relative: str = "") -> tuple[str, int]:
+    """The SHA-256 and size of a covered file's bytes (``tree.covered_bytes``: a ``bin/`` wrapper normalised)."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+    size, chunks = covered_bytes(path, relative, CHUNK)
+    for chunk in chunks:
+        digest.update(chunk)
+    return digest.hexdigest(), size
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ def build_manifest(root: Path, *, build: Mapping[str, Any] | None = None) -> Man
     for path in sorted({p for d in dists for p in d.files}):
         full = root / path
         try:
-            files.append({"path": path, "sha256": file_sha256(full), "size": full.stat().st_size})
+            sha256, size = file_sha256(full, path)
+            files.append({"path": path, "sha256": sha256, "size": size})
         except OSError as exc:
             raise ReleaseTreeError(
                 f"{path} is listed in its distribution's RECORD but cannot be read ({exc}): reinstall that distribution"

@@ -5,9 +5,10 @@ laboratory's directory). Its files are found the way Python's packaging finds th
 in the root's ``lib/python3.*/site-packages`` and the files its ``RECORD`` lists
 (``importlib.metadata``). What is left out, and why (docs/deploy.md, "What the manifest covers"):
 
-- files a ``RECORD`` places outside site-packages (``../../bin/shoectl``): console-script wrappers pip
-  writes with the environment's absolute path in their first line, so they differ between the table's
-  install and the laboratory's copy; the interpreter itself is the operating system's (``debsums``);
+- files a ``RECORD`` places outside site-packages other than in the root's ``bin/``; the console-script
+  wrappers there (``bin/shoed``, ``bin/shoectl``) are covered, read with their first line (``#!`` and the
+  environment's absolute path, which differs between the table's install and the laboratory's copy) as
+  ``#!python`` (:func:`covered_bytes`); the interpreter itself is the operating system's (``debsums``);
 - ``__pycache__`` folders and ``*.pyc`` files: written by the interpreter, with the source's time stamp;
 - the ``RECORD``, ``INSTALLER``, ``REQUESTED`` and ``direct_url.json`` files of a ``.dist-info``:
   written by the installer about this one install (``direct_url.json`` holds the wheel's absolute path).
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-__all__ = ["Distribution", "ReleaseTreeError", "ignored", "installed", "site_dirs", "walk_added"]
+__all__ = ["Distribution", "ReleaseTreeError", "covered_bytes", "ignored", "installed", "site_dirs", "walk_added"]
 
 INSTALLER_FILES = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
 
@@ -84,13 +85,45 @@ def installed(root: Path) -> list[Distribution]:
             for entry in dist.files or ():
                 relative = PurePosixPath(entry.as_posix())
                 if relative.parts and relative.parts[0] == "..":
-                    continue  # outside site-packages: bin/ wrappers (module docstring)
+                    script = _script(root, site, relative)
+                    if script is not None:
+                        files.append(script)
+                    continue  # outside site-packages: only the root's bin/ wrappers (module docstring)
                 if not ignored(relative):
                     files.append(_relative(root, site / relative))
             editable = _editable(dist.read_text("direct_url.json"))
             dists.append(Distribution(name, dist.version, tuple(sorted(set(files))), editable))
     dists.sort(key=lambda d: (d.name.lower(), d.version))
     return dists
+
+
+def _script(root: Path, site: Path, relative: PurePosixPath) -> str | None:
+    """``bin/NAME`` for a RECORD entry that lands in the root's ``bin/`` (``../../../bin/shoed``), else None."""
+    target = Path(os.path.normpath(site / relative))
+    try:
+        inside = target.relative_to(Path(os.path.normpath(root)))
+    except ValueError:
+        return None
+    return inside.as_posix() if len(inside.parts) == 2 and inside.parts[0] == "bin" else None
+
+
+def covered_bytes(full: Path, path: str, chunk: int) -> tuple[int, Iterator[bytes]]:
+    """The bytes hashed for a covered file, as (size, chunks): a ``bin/`` wrapper with its ``#!`` line as
+    ``#!python`` (it names the environment's own path), every other file as it is, read in ``chunk`` bytes."""
+    if path.startswith("bin/"):
+        data = full.read_bytes()
+        if data.startswith(b"#!"):
+            data = b"#!python\n" + data.partition(b"\n")[2]
+        return len(data), iter((data,))
+    handle = full.open("rb")
+    size = os.fstat(handle.fileno()).st_size
+
+    def chunks() -> Iterator[bytes]:
+        with handle:
+            while block := handle.read(chunk):
+                yield block
+
+    return size, chunks()
 
 
 def _editable(direct_url: str | None) -> bool:

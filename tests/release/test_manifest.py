@@ -28,8 +28,9 @@ def test_the_manifest_lists_every_file_of_the_project_and_its_dependencies(relea
     assert paths == sorted(paths)
     assert manifest.versions == {"libdep": "1.0", "shoe-controller": "0.1.0"}
     assert manifest.release == "0.1.0"
+    assert "bin/shoe-controller" in paths and "bin/libdep" in paths  # the console-script wrappers
     # written by the installer or the interpreter about this one install: never covered
-    assert not [p for p in paths if p.endswith((".pyc", "/RECORD", "/INSTALLER")) or "bin/" in p]
+    assert not [p for p in paths if p.endswith((".pyc", "/RECORD", "/INSTALLER"))]
 
 
 def test_a_clean_install_verifies_and_the_laboratory_copy_prints_the_same_value(release: Path, tmp_path: Path) -> None:
@@ -38,7 +39,8 @@ def test_a_clean_install_verifies_and_the_laboratory_copy_prints_the_same_value(
     assert here.ok, here.differences
     lab = tmp_path / "laboratory" / "certified-0.1.0"
     shutil.copytree(release, lab, symlinks=True)
-    (lab / "bin" / "shoe-controller").write_text("#!/elsewhere/bin/python\n")  # its wrapper names another path
+    wrapper = lab / "bin" / "shoe-controller"
+    wrapper.write_text("#!/elsewhere/bin/python\n" + wrapper.read_text().partition("\n")[2])  # another path
     there = verify_tree(lab, manifest, SEED)
     assert there.ok and there.seeded_hmac == here.seeded_hmac
     assert verify_tree(lab, manifest, parse_seed("00000001")).seeded_hmac != here.seeded_hmac
@@ -69,6 +71,13 @@ def test_a_file_dropped_into_a_package_and_a_stray_pth_are_named(release: Path) 
         f"added {SITE}/zz-evil.pth",
     ]
     assert check.seeded_hmac != before
+
+
+def test_a_console_script_wrapper_changed_below_its_first_line_is_named(release: Path) -> None:
+    manifest = build_manifest(release)
+    wrapper = release / "bin" / "shoe-controller"
+    wrapper.write_text(wrapper.read_text() + "import backdoor\n")
+    assert [t.split(" (")[0] for t in texts(release, manifest)] == ["changed bin/shoe-controller"]
 
 
 def test_a_removed_file_is_named(release: Path) -> None:
