@@ -67,11 +67,12 @@ class Integrity:
         self._worker: threading.Thread | None = None
         self._pending: dict[str, Any] | None = None
         self._alarmed: str | None = None  # the fingerprint of the differences last alarmed
+        self._verified = False  # a check passed once: a manifest or key gone later is a change, not a default
 
     # -- the program -------------------------------------------------------------------------------
 
     def at_start(self) -> dict[str, Any]:
-        """The check for the start entry; ProgramRefused when configured to refuse the start."""
+        """The check for the start entry (its ``program``: the software identity and the result)."""
         started = time.perf_counter()
         result = check_program(self.config)
         log.info(
@@ -82,6 +83,7 @@ class Integrity:
             seconds=round(time.perf_counter() - started, 3),
         )
         self.program = result
+        self._verified = result["result"] == "ok"
         if self.config.interval_s > 0:
             self._next = time.monotonic() + self.config.interval_s
         return result
@@ -101,9 +103,9 @@ class Integrity:
             self._worker = None
             result, self._pending = self._pending, None
             if result is not None:
-                if result["result"] == "unverified" and self.program and self.program["result"] == "ok":
-                    # a manifest or key that verified and is gone now is a change to the release, not a default
+                if result["result"] == "unverified" and self._verified:
                     result = {**result, "result": "mismatch", "detail": "verified before, now: " + result["detail"]}
+                self._verified = self._verified or result["result"] == "ok"
                 self.program = result
                 self.sink.append("service", {"event": "program-check", **result}, None)
                 self._alarm_if_new(result)
