@@ -19,9 +19,7 @@ from drivers.emulator.firmware import DEFAULT_IMAGE
 from shoe.api import ApiServer
 from shoe.service import ServiceConfig, TableService
 from shoe.service.integrity_config import VerifyConfig
-from tests.ui.conftest import Table, browser, console, open_page, page  # the UI tests' fixtures, re-exported
-
-__all__ = ["browser", "console", "page"]
+from tests.ui.conftest import Table, open_page
 
 
 @pytest.fixture
