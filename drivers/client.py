@@ -27,6 +27,7 @@ from drivers.errors import (
     ShoeProtocolError,
     ShoeTimeout,
 )
+from drivers.firmware import ask_firmware_digest
 from drivers.link import Link
 from drivers.nak_hints import nak_hint
 from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
@@ -189,6 +190,9 @@ class ShoeClient:
         where the event log (per boot) cannot.
         """
         return self._call(m.QueryDispense(dispense_id), m.DispenseReport)
+
+    def firmware_digest(self, seed: bytes) -> m.FirmwareDigestReport | None:  # SPEC §12; None: not supported
+        return ask_firmware_digest(self._call, seed)
 
     def dispense(self, cards: int = 2) -> Stack:
         """One stack of ``cards`` cards, exactly once and cross-checked (``drivers.dispensing``): its reads."""

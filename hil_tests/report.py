@@ -19,6 +19,7 @@ import math
 import platform
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -83,12 +84,25 @@ def software_versions() -> dict[str, str | None]:
 
     return {
         "shoe-controller": version("shoe-controller"),
+        **program_identity(),
         "git": _git_commit(),
         "python": platform.python_version(),
         "pyserial": version("pyserial"),
         "pyusb": version("pyusb"),
         "platform": platform.platform(),
     }
+
+
+def program_identity() -> dict[str, str | None]:
+    """The software identity (issue 17): the release manifest's hash and the program's check against it."""
+    from shoe.release import MANIFEST_NAME
+    from shoe.release.program import check_program
+    from shoe.release.signing import DEFAULT_PUBKEY
+
+    root = Path(sys.prefix)
+    result = check_program(root / MANIFEST_NAME, DEFAULT_PUBKEY if DEFAULT_PUBKEY.exists() else None, root)
+    verified = f"{result['result']}: {result['detail']}"
+    return {"release manifest": result["manifest_sha256"], "program verified": verified}
 
 
 @dataclass

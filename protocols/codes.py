@@ -26,6 +26,7 @@ class MsgType(IntEnum):
     CLEAR_FAULT = 0x0A
     RESET = 0x0B
     QUERY_DISPENSE = 0x0C
+    FIRMWARE_DIGEST = 0x0D  # v1 addition: seeded HMAC over the firmware image (SPEC §12)
     EVENT_ACK = 0x10
 
     IDENTITY = 0x41
@@ -38,6 +39,7 @@ class MsgType(IntEnum):
     COUNTERS = 0x48
     EVENT_LOG = 0x49
     OK = 0x4A
+    FIRMWARE_DIGEST_REPORT = 0x4B  # v1 addition (SPEC §12)
     NAK = 0x7F
 
     CARD_READ = 0x81
@@ -177,6 +179,7 @@ class Capability(IntFlag):
     EVENT_LOG = 0x0010
     SELF_TEST = 0x0020
     DECK_LOADED = 0x0040  # v1 addition: the shoe sends DECK_LOADED and DECK_REPORT names the back (§11)
+    FIRMWARE_DIGEST = 0x0080  # v1 addition: the shoe answers FIRMWARE_DIGEST (§12)
     FAULT_INJECTION = 0x0100
 
 

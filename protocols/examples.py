@@ -34,6 +34,16 @@ EXAMPLES: tuple[tuple[str, m.Message, int], ...] = (
         m.DeckReport(4, ("2c", "As"), ("2c",), 0, "blue", ("Kd",)),
         4,
     ),
+    (
+        "host asks for the firmware digest with seed 00112233 (§12), seq 5",
+        m.FirmwareDigest(bytes.fromhex("00112233")),
+        5,
+    ),
+    (
+        "firmware digest: HMAC-SHA256 keyed by the seed over the 16384-byte image (§12)",
+        m.FirmwareDigestReport(bytes.fromhex("00112233"), bytes(range(32)), "1.4.2", "boot-2.1", 16384),
+        5,
+    ),
 )
 
 

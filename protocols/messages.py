@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from protocols.codes import DispensePhase, FaultCode, MsgType, NakCode, ShoeState
 from protocols.fields import (
+    BLOB,
     BOOL,
     CARD,
     CARD_READ,
@@ -129,6 +130,15 @@ class EventAck(Message):
     LAYOUT = (U32, U32)
     boot_id: int
     event_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class FirmwareDigest(Message):
+    """v1 addition (SPEC §12): the HMAC-SHA256 keyed by ``seed`` (4..64 bytes) over the firmware image."""
+
+    TYPE = MsgType.FIRMWARE_DIGEST
+    LAYOUT = (BLOB,)
+    seed: bytes
 
 
 # --- shoe responses --------------------------------------------------------------------------------
@@ -251,6 +261,20 @@ class Nak(Message):
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class FirmwareDigestReport(Message):
+    """The answer to FIRMWARE_DIGEST (SPEC §12): the seed echoed, the 32-byte HMAC, the firmware identity,
+    the bootloader's version, the image's size in bytes."""
+
+    TYPE = MsgType.FIRMWARE_DIGEST_REPORT
+    LAYOUT = (BLOB, BLOB, STR, STR, U32)
+    seed: bytes
+    hmac: bytes
+    firmware: str
+    bootloader: str
+    image_size: int
+
+
 # --- shoe events (reliable: numbered, acknowledged, re-sent) ---------------------------------------
 
 
@@ -315,8 +339,8 @@ class DeckLoaded(Event):
 
 ALL_MESSAGES: tuple[type[Message], ...] = (
     Identify, GetStatus, Dispense, QueryDispense, ReleaseStub, Scan, DeckCheck, SelfTest, GetCounters,
-    ReadEventLog, ClearFault, Reset, EventAck,
+    ReadEventLog, ClearFault, Reset, EventAck, FirmwareDigest,
     Identity, Status, DispenseReport, StubReleased, ScanResult, DeckReport, SelfTestReport, Counters,
-    EventLog, Ok, Nak,
+    EventLog, Ok, Nak, FirmwareDigestReport,
     CardReadEvent, StackReady, StackTaken, FaultRaised, FaultCleared, DeckLoaded,
 )  # fmt: skip

@@ -34,6 +34,7 @@ from shoe.journal import JournalError
 from shoe.journal.lock import JournalLocked
 from shoe.service.config import LEVELS, ConfigError, ServiceConfig, load_config
 from shoe.service.core import TableService
+from shoe.service.integrity import ProgramRefused
 from shoe.service.notify import Notifier, Watchdog
 
 __all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
@@ -51,7 +52,8 @@ class Exit(IntEnum):
 
 EXIT_MEANING: dict[Exit, str] = {
     Exit.OK: "stopped cleanly (SIGTERM or SIGINT)",
-    Exit.CANNOT_START: "could not start: the HTTP address is in use or not bindable, or the journal is unusable",
+    Exit.CANNOT_START: "could not start: the HTTP address is in use or not bindable, the journal is unusable, "
+    'or the program failed verification with [verify] on_mismatch = "refuse-start"',
     Exit.CONFIG: "bad configuration or arguments (the key and the fix are named), or another shoed holds the journal",
     Exit.DIED: "the service died: a failed journal write (disk full, I/O, its WAL deleted), or its owner thread died",
 }
@@ -147,7 +149,7 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
         _close(api)
         return Exit.CONFIG
-    except (JournalError, OSError) as exc:
+    except (JournalError, OSError, ProgramRefused) as exc:
         log.error("cannot start", error=str(exc))
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
         _close(api)

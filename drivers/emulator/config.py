@@ -51,6 +51,10 @@ class EmulatorConfig:
     event_resend_s: float = 0.2
     back: str = "red"
     autoload: bool = False
+    firmware_image: str = ""
+    """The firmware image FIRMWARE_DIGEST is computed over (SPEC §12): "" the one shipped with the emulator
+    (``drivers/emulator/firmware/emu-1.0.bin``), a path another file, ``none`` a shoe without the request."""
+    bootloader: str = "emu-boot-1.0"
 
     def __post_init__(self) -> None:
         if self.deck is not None:
@@ -71,7 +75,7 @@ class EmulatorConfig:
                 raise ValueError(f"emulator card number {number!r} is not 1-based (first card is 1)")
         if self.timing not in TIMINGS:
             raise ValueError(f"emulator option 'timing': {self.timing!r} is not one of {', '.join(TIMINGS)}")
-        for name in ("model", "serial", "firmware", "back"):
+        for name in ("model", "serial", "firmware", "back", "bootloader"):
             if len(getattr(self, name).encode("utf-8")) > 255:
                 raise ValueError(f"emulator option {name!r} is longer than 255 bytes")
 
@@ -179,4 +183,6 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "event_resend_s": _float,
     "back": _str,
     "autoload": _bool,
+    "firmware_image": _str,
+    "bootloader": _str,
 }

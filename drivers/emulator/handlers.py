@@ -33,7 +33,7 @@ from functools import partial
 
 import structlog
 
-from drivers.emulator import model
+from drivers.emulator import firmware, model
 from drivers.emulator.config import MAX_DECK, EmulatorConfig
 from drivers.emulator.deck import DeckLoad
 from drivers.emulator.timing import TimingProfile
@@ -47,7 +47,7 @@ log = structlog.get_logger(__name__)
 
 CAPABILITIES = int(Capability.DISPENSE | Capability.SCAN | Capability.DECK_CHECK | Capability.TRAY_SENSOR
                    | Capability.EVENT_LOG | Capability.SELF_TEST | Capability.FAULT_INJECTION
-                   | Capability.DECK_LOADED)  # fmt: skip
+                   | Capability.DECK_LOADED | Capability.FIRMWARE_DIGEST)  # fmt: skip
 RESULTS_KEPT = 256
 UNKNOWN_REMAINING = 0xFFFF
 Key = tuple[int, int, int, bytes]
@@ -115,8 +115,8 @@ class ShoeHandlers:
         cfg, mech = self.config, self._mech
         match request:
             case m.Identify():
-                return m.Identity(cfg.model, cfg.serial, cfg.firmware, PROTOCOL_VERSION, CAPABILITIES,
-                                  self._boot_id)  # fmt: skip
+                return m.Identity(cfg.model, cfg.serial, cfg.firmware, PROTOCOL_VERSION,
+                                  firmware.capabilities(cfg, CAPABILITIES), self._boot_id)  # fmt: skip
             case m.GetStatus():
                 return self._status()
             case m.Dispense():
@@ -150,6 +150,8 @@ class ShoeHandlers:
                 self._count["resets"] += 1
                 self._after.append(lambda: self._reboot(keep_line=True))
                 return m.Ok()
+            case m.FirmwareDigest():
+                return firmware.digest(cfg, request.seed)
         raise RequestError(NakCode.NOT_SUPPORTED, f"{type(request).__name__} is not supported")
 
     def _status(self) -> m.Status:

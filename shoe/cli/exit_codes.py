@@ -32,6 +32,12 @@ class Exit(IntEnum):
     """The journal's hash chain is broken (shoectl journal verify)."""
     DOCTOR_FAILED = 11
     """A shoectl doctor check failed."""
+    PROGRAM_MISMATCH = 12
+    """shoectl verify: a file added, removed or changed, a version differs; --shoe: firmware unapproved."""
+    SIGNATURE_BAD = 13
+    """shoectl verify: the manifest's signature does not hold for the trusted key."""
+    UNVERIFIED = 14
+    """shoectl verify: nothing to check against (no trusted key; --shoe: no digest, no approved image)."""
 
 
 MEANING: dict[Exit, str] = {
@@ -47,6 +53,9 @@ MEANING: dict[Exit, str] = {
     Exit.RULES: "rules violation (illegal script)",
     Exit.JOURNAL_BAD: "journal tampered or damaged (shoectl journal verify)",
     Exit.DOCTOR_FAILED: "a shoectl doctor check failed",
+    Exit.PROGRAM_MISMATCH: "program mismatch: a file added, removed or changed; firmware unapproved (shoectl verify)",
+    Exit.SIGNATURE_BAD: "the release manifest's signature does not hold (shoectl verify)",
+    Exit.UNVERIFIED: "unverified: no trusted key, or a shoe without a firmware digest (shoectl verify)",
 }
 """The one table of exit codes: --help prints it, docs/shoectl.md lists it, tests hold both to it."""
 

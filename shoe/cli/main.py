@@ -48,6 +48,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "math": ("math", "PAR sheet: exact house edge, average wager, variance and optimal strategy of a paytable"),
     "report": ("report", "theoretical against actual hold, and each seat's decision quality, from the journal"),
     "floor": ("floor", "the casino floor's central copy of every journal (PostgreSQL)"),
+    "release": ("release", "make a release key pair, write (and sign) a release manifest"),
+    "verify": ("verify", "the installed program against its signed manifest; the seeded digest; --shoe"),
 }
 """subcommand -> (module under ``shoe.cli`` defining it, its help line in ``shoectl --help``)."""
 

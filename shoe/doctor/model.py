@@ -10,6 +10,7 @@ from __future__ import annotations
 import getpass
 import os
 import pwd
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -67,6 +68,12 @@ def current_user() -> str:
         return getpass.getuser()
 
 
+def _release_pubkey() -> Path | None:
+    from shoe.release.signing import DEFAULT_PUBKEY
+
+    return DEFAULT_PUBKEY if DEFAULT_PUBKEY.exists() else None
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
     """Where the checks look. The defaults are the real machine; tests point every root into ``tmp_path``."""
@@ -87,6 +94,8 @@ class Context:
     group: str = GROUP
     vendor_id: int = VENDOR_ID
     product_id: int = PRODUCT_ID
+    release_root: Path = Path(sys.prefix)  # the installed program checked against its manifest (issue 17)
+    release_pubkey: Path | None = field(default_factory=_release_pubkey)
 
     @property
     def installed_rules(self) -> Path:

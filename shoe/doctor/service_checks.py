@@ -1,4 +1,5 @@
-"""The service checks: the journal's file permissions, and whether ``shoed`` answers on its HTTP API."""
+"""The service checks: the journal's file permissions, whether ``shoed`` answers on its HTTP API, and the installed
+program against its signed release manifest."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from http.client import HTTPException
 
 from shoe.doctor.model import CheckResult, Context, check, failed, passed, skipped
 from shoe.journal.paths import PRIVATE_MODE
+from shoe.release import MANIFEST_NAME
 
-JOURNAL, SERVICE = "journal permissions", "service"
+JOURNAL, SERVICE, PROGRAM = "journal permissions", "service", "installed program"
 STATUS_PATH = "/v1/status"
 SIDE_FILES = ("", "-wal", "-shm")  # SQLite's write-ahead log and shared memory hold card data too
 
@@ -65,3 +67,21 @@ def service_reachable(ctx: Context) -> CheckResult:
         reason = getattr(exc, "reason", exc)
         return failed(SERVICE, f"shoed is not running or not reachable at {ctx.service_url}: {reason}", start_fix)
     return passed(SERVICE, f"shoed answers at {ctx.service_url} ({code})")
+
+
+@check(PROGRAM)
+def installed_program(ctx: Context) -> CheckResult:
+    """The installation this doctor runs from against its release manifest (issue 17): the software identity."""
+    from shoe.release.program import check_program
+
+    result = check_program(ctx.release_root / MANIFEST_NAME, ctx.release_pubkey, ctx.release_root)
+    identity = f"release {result['release']}, manifest {str(result['manifest_sha256'])[:16]}"
+    if result["result"] == "ok":
+        return passed(PROGRAM, f"{identity}: {result['detail']} (key {result['key_id']})")
+    if result["result"] == "unverified":
+        return skipped(PROGRAM, result["detail"] + " (a development install has none; docs/deploy.md)")
+    return failed(
+        PROGRAM,
+        f"{identity}: {result['detail']}",
+        "shoectl verify names every difference; reinstall the release (docs/deploy.md, rollback)",
+    )

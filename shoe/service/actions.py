@@ -130,6 +130,7 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
     if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
+        owner.integrity.refuse_rounds()  # a program or firmware verification alarm (issue 17) names its cause
         owner.supervisor.refuse_if_alarmed()
         assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
         return open_round(owner, request)

@@ -24,6 +24,8 @@ from drivers.errors import BadPort
 from drivers.timeouts import LinkTimeouts, TimeoutValueError
 from drivers.transport import check_port, redact_port
 from shoe.service.errors import Role
+from shoe.service.integrity_config import KEYS as VERIFY_KEYS
+from shoe.service.integrity_config import VerifyConfig, parse_verify
 
 __all__ = ["HTTP_ENV", "ConfigError", "ServiceConfig", "load_config", "parse_http"]
 
@@ -46,6 +48,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "log": ("level",),
     "deck": ("backs", "check_on_load"),
     "floor": ("url", "table"),
+    "verify": VERIFY_KEYS,
 }
 LEVELS = ("debug", "info", "warning", "error")
 MAX_SECONDS = 3600.0
@@ -86,6 +89,7 @@ class ServiceConfig:
     emulator_control: Path | None = None  # [shoe] emulator_control: the control socket of `shoectl emulate --control`
     floor_url: str | None = None  # [floor] url: the floor database (libpq URL); None: no shipping (docs/floor.md)
     floor_table: str | None = None  # [floor] table: this table's name on the floor (default: [service] table)
+    verify: VerifyConfig = field(default_factory=VerifyConfig)  # [verify]: program and firmware verification
 
 
 def _show(value: object) -> str:
@@ -304,6 +308,7 @@ def load_config(
         emulator_control=_control(shoe.get("emulator_control"), path),
         floor_url=_floor_url(doc.get("floor", {}).get("url")),
         floor_table=_table_name("floor.table", doc.get("floor", {}).get("table", table)),
+        verify=parse_verify(doc.get("verify", {}), path),
     )
 
 

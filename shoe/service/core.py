@@ -234,6 +234,7 @@ class TableService:
             "round": copy.deepcopy(shown.summary),
             "deck": copy.deepcopy(shown.deck),
             "floor": None if self.floor_status is None else self.floor_status(),
+            "integrity": self._owner.integrity.status(),  # the program's and the shoe's verification (issue 17)
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:

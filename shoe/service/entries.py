@@ -28,6 +28,7 @@ import msgspec
 
 from shoe.journal import JournalDataError
 from shoe.service import deck_payloads as dp
+from shoe.service import integrity_payloads as ip
 from shoe.service import payloads as p
 from shoe.service.codec import CodecError, decode_record
 from shoe.service.codec import tag_of as record_tag
@@ -73,14 +74,14 @@ class EntryKind(StrEnum):
 
 
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
-    EntryKind.SERVICE: ("event", (p.ServiceStart, p.ServiceStop)),
+    EntryKind.SERVICE: ("event", (p.ServiceStart, p.ServiceStop, ip.ProgramCheckEntry)),
     EntryKind.ROUND_OPENED: ("game", (p.MississippiOpened, p.StudOpened)),
     EntryKind.DECISION: ("action", (p.NoMoreBets, p.LockProgressive, p.ChipCount, p.StackForSeat, p.StackDealt,
                                     p.ReleaseStub, p.CommunityDealt, p.ProgressiveInputs, p.Decide, p.Forfeit,
                                     p.StudAction, p.ReshuffleBurns)),
     EntryKind.IRREGULARITY: ("action", (p.Paused, p.Resumed, p.Void, p.UnjournaledDispense)),
     EntryKind.LINK: ("event", (p.Lost, p.Restored, p.Rebooted, p.Resynced, p.ShoePosition, p.StackRecovered,
-                               p.StubRecovered)),
+                               p.StubRecovered, ip.FirmwareCheck)),
     EntryKind.FAULT: ("event", (p.FaultRaised, p.FaultCleared, p.Alarm)),
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
     EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased)),

@@ -46,6 +46,7 @@ from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
 from shoe.service.errors import ServiceError
 from shoe.service.feed import EventFeed
+from shoe.service.integrity import Integrity
 from shoe.service.metrics import Metrics
 from shoe.service.recovery import reconcile
 from shoe.service.rounds import RoundRun, rebuild
@@ -91,6 +92,7 @@ class Owner:
         self.deck = DeckCycle(config, self.sink, self.supervisor, self.shown, live=live, void=self._void_mixed,
                               drain=self.drain, round_load=self._round_load)  # fmt: skip
         self.desk.deck_gate = self.deck.for_round
+        self.integrity = Integrity(config.verify, self.sink, self.supervisor)  # program and firmware (issue 17)
 
     def _round(self) -> RoundRun | None:
         return self.desk.run
@@ -120,15 +122,18 @@ class Owner:
                 failure = exc
         rid = facts.open_round.round_id if facts.open_round else None
         position = self.sink.position(self.shown.identity)
-        self.sink.append("service", {"event": "start", "pid": os.getpid(), "open_round": rid, **position, **adopted},
-                         None)  # fmt: skip
+        program = self.integrity.at_start()
+        self.sink.append("service", {"event": "start", "pid": os.getpid(), "open_round": rid, **position, **adopted,
+                                     "program": program}, None)  # fmt: skip
         self.sink.checkpoint()
+        self.integrity.after_start()
         if failure is not None and facts.open_round is not None:
             memory.void_unreadable(self.desk, facts.open_round.round_id or "", facts.open_round.data, failure)
         self.desk.run = run
         if run is not None and not run.terminal and not run.paused:
             run.pause(self.desk, Irregularity.PC_RESTART, "the table PC restarted mid-round")
         if self.supervisor.connect():
+            self.integrity.on_connect()
             if run is not None and run.paused:
                 self.reconcile()
             self.deck.on_connect()
@@ -152,7 +157,9 @@ class Owner:
         if self.killed:
             return
         self.sink.checkpoint_if_due(now)
+        self.integrity.tick(now)
         if self.supervisor.reconnect_due(now) and self.supervisor.connect():
+            self.integrity.on_connect()
             run = self.desk.run
             if run is not None and run.paused:
                 self.reconcile()

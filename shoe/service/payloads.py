@@ -17,6 +17,7 @@ import msgspec
 from shoe.rules.mississippi.records import Outcome
 from shoe.rules.profiles import Irregularity
 from shoe.service.deck_payloads import DeckRef
+from shoe.service.integrity_payloads import ProgramCheck
 from shoe.service.payload_base import CardCode, Payload, Record
 
 __all__ = ["DecisionAction", "FaultEvent", "IrregularityAction", "LinkEvent", "Payload", "ServiceEvent"]
@@ -52,6 +53,7 @@ class LinkEvent(StrEnum):
     SHOE_POSITION = "shoe-position"
     STACK_RECOVERED = "stack-recovered"
     STUB_RECOVERED = "stub-recovered"
+    FIRMWARE = "firmware"  # the shoe's firmware digest at a connect (shoe.service.integrity_payloads)
 
 
 class FaultEvent(StrEnum):
@@ -69,6 +71,7 @@ class TechnicianAction(StrEnum):
 class ServiceEvent(StrEnum):
     START = "start"
     STOP = "stop"
+    PROGRAM_CHECK = "program-check"  # a periodic program check (shoe.service.integrity_payloads)
 
 
 Face = Literal["up", "down"]
@@ -97,6 +100,7 @@ class ServiceStart(_Position, tag_field="event", tag=ServiceEvent.START.value, k
     pid: int
     open_round: str | None
     new_journal: NewJournal | None = None  # --new-journal overrode the lock file's marker
+    program: ProgramCheck | None = None  # the software identity and its check at start (issue 17)
 
 
 class ServiceStop(_Position, tag_field="event", tag=ServiceEvent.STOP.value, kw_only=True):

@@ -240,6 +240,11 @@ _RECORD = Show(nested=True)
 _POSITION = {"known_dispense_id": ALWAYS, "boot_id": BOOT_ID, "event_no": ALWAYS, "shoe": ALWAYS}
 """The shoe's position the owner adds to service, link and fault entries (serial, last event)."""
 
+_PROGRAM = {name: ALWAYS for name in ("result", "release", "manifest_sha256", "key_id", "files", "differences",
+                                      "named")}  # fmt: skip
+_FIRMWARE = {name: ALWAYS for name in ("cause", "seed", "firmware", "bootloader", "image_size", "hmac")}
+"""Program and firmware verification (shoe.service.integrity_payloads): identities, digests, file names."""
+
 _DECK_CHECK = {name: ALWAYS for name in ("ok", "count", "back", "missing", "extra", "duplicates", "foreign",
                                          "unreadable", "checked_faces", "problems", "who")}  # fmt: skip
 """A deck check's fields (the ``deck`` entry and the deck view's ``check``): counts, faces of a refused deck."""
@@ -323,6 +328,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             stacks_counter=ALWAYS,
             detail=TEXT,
             **_POSITION,
+            **_FIRMWARE,
         ),
         EntryKind.FAULT: _v(
             event=ALWAYS,
@@ -348,7 +354,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             acknowledged=ALWAYS,  # clear-fault: the alarm it acknowledged
             cards=NEVER,
         ),
-        EntryKind.SERVICE: _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION),
+        EntryKind.SERVICE: _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION, program=ALWAYS, detail=TEXT,
+                              **_PROGRAM),
         # The deck cycle: a deck check's faces name cards of a deck that failed and is never dealt from (an
         # accepted deck has none to name), in card order: never the load order (SPEC §9, §11).
         EntryKind.DECK: _v(**_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS),

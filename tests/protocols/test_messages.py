@@ -13,6 +13,7 @@ from protocols import messages as m
 from protocols.cards import ALL_CODES, CardCodeError, byte_to_card, card_to_byte
 from protocols.codes import MsgType, NakCode, ReadStatus, ShoeState
 from protocols.fields import (
+    BLOB,
     BOOL,
     CARD,
     CARD_READ,
@@ -52,6 +53,7 @@ def strategy_for_codec(codec_: Field[Any]) -> st.SearchStrategy[Any]:
         id(CARD_READ): read,
         id(LOGGED_EVENT): logged,
         id(U8_BOOL): st.tuples(u8, st.booleans()),
+        id(BLOB): st.binary(max_size=64),
     }
     if id(codec_) in simple:
         return simple[id(codec_)]

@@ -569,6 +569,11 @@ function renderBanners(v) {
     out.push(banner("warn", "Link", S.feed === "reconnecting" ? "Reconnecting to the table service…" : "Connecting to the table service…",
       "Actions are paused until this screen is back in step with the table. Do not deal by hand.", { id: "reconnecting" }));
   }
+  const integrity = S.health?.integrity?.alarm; // program or firmware verification failed (issue 17)
+  if (integrity) {
+    const what = integrity.cause === "program-mismatch" ? "The table software failed verification" : "The shoe's firmware is not approved";
+    out.push(banner("alert", "Verification", `${what}: no new round opens`, "Call a technician: they check it and acknowledge it.", { id: "integrity" }));
+  }
   const shoe = S.health?.shoe;
   if (shoe && shoe.link !== "up") {
     out.push(banner("alert", "Shoe", `The shoe link is ${shoe.link}`, "Wait: the controller reconnects and reconciles by itself. Leave the cards where they are.", { id: "shoe-link" }));

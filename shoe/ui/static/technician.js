@@ -179,6 +179,16 @@ function uptime(seconds) {
   return d ? `${d} d ${hh} h` : hh ? `${hh} h ${mm} min` : `${mm} min ${s % 60} sec`;
 }
 
+// Program and firmware verification (issue 17): the software identity, the firmware's verdict, an alarm waiting.
+function integrityRows(integrity) {
+  const program = integrity?.program, firmware = integrity?.firmware, alarm = integrity?.alarm;
+  return [
+    ["Program", program ? `${program.result} · release ${program.release ?? "?"} · manifest ${(program.manifest_sha256 || "none").slice(0, 16)}` : null],
+    ["Firmware check", firmware ? `${firmware.verdict} · ${firmware.detail}` : null],
+    ...(alarm ? [["Verification alarm", `${alarm.cause}: ${alarm.detail} (acknowledge with Clear all)`]] : []),
+  ];
+}
+
 function render() {
   document.body.dataset.feed = S.feed;
   document.body.dataset.live = roundLive() ? "round" : "idle";
@@ -195,6 +205,7 @@ function render() {
   $("identity").replaceChildren(...kv([
     ["Model", id ? `${id.model} · firmware ${id.firmware} · protocol ${id.protocol_version}` : null], ["Serial", id?.serial],
     ["Port", shoe?.port], ["Features", id?.capabilities?.join(", ").replace(/_/g, " ")],
+    ...integrityRows(health?.integrity),
   ]));
   $("status").replaceChildren(...kv([
     ["State", status?.state], ["Cards left", status ? status.cards_remaining ?? "unknown" : null],
