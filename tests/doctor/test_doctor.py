@@ -233,7 +233,7 @@ def test_service_http_errors(machine: Machine, shoed: tuple[str, Any], code: int
 def test_every_check_runs_once_in_order_and_names_are_unique(machine: Machine) -> None:
     results = run_checks(machine.context())
     names = [name for name, _ in CHECKS]
-    assert [r.name for r in results] == names and len(set(names)) == len(names) == 8
+    assert [r.name for r in results] == names and len(set(names)) == len(names) == 9
 
 
 def test_an_unexpected_os_error_is_that_checks_failure(machine: Machine) -> None:

@@ -69,7 +69,7 @@ def test_human_report_prints_each_fix(machine: Machine, capsys: pytest.CaptureFi
     assert code == DOCTOR_FAILED
     assert "FAILED   udev rules" in out and "fix: sudo install -m 644" in out
     assert "fix: sudo systemctl start shoed" in out
-    assert out.rstrip().splitlines()[-1].endswith("failed, 5 skipped")  # the floor check (no service) and the installed program (no manifest here)
+    assert out.rstrip().splitlines()[-1].endswith("failed, 5 skipped")  # + floor, installed program
 
 
 def test_a_bad_service_url_is_a_usage_error(machine: Machine, capsys: pytest.CaptureFixture[str]) -> None:
