@@ -187,7 +187,7 @@ def start_shipper(service: TableService, config: ServiceConfig) -> Any | None:
 
     shipper = Shipper(config.journal, config.floor_url, config.floor_table or config.table)
     service.metrics_registry.register(ShipperCollector(shipper))
-    service.floor_status = shipper.status
+    service.attach_floor(shipper.status, lambda: shipper.alarm)
     shipper.start()
     log.info("floor shipper started", floor=shipper.status()["url"], floor_table=shipper.table)
     return shipper

@@ -69,6 +69,11 @@ class TableService:
         self._running = False
         self.floor_status: Callable[[], dict[str, Any]] | None = None  # the floor shipper's, when shoed starts one
 
+    def attach_floor(self, status: Callable[[], dict[str, Any]], alarm: Callable[[], str | None]) -> None:
+        """The floor shipper's status (``/v1/status`` ``floor``) and alarm (journaled by the owner: FloorWatch)."""
+        self.floor_status = status
+        self._owner.floor_watch.source = alarm
+
     # -- life --------------------------------------------------------------------------------------
 
     def start(self, *, new_journal: bool = False) -> None:

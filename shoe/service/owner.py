@@ -46,6 +46,7 @@ from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
 from shoe.service.errors import ServiceError
 from shoe.service.feed import EventFeed
+from shoe.service.floor_watch import FloorWatch
 from shoe.service.integrity import Integrity
 from shoe.service.metrics import Metrics
 from shoe.service.recovery import reconcile
@@ -93,6 +94,7 @@ class Owner:
                               drain=self.drain, round_load=self._round_load)  # fmt: skip
         self.desk.deck_gate = self.deck.for_round
         self.integrity = Integrity(config.verify, self.sink, self.supervisor)  # program and firmware (issue 17)
+        self.floor_watch = FloorWatch(self.supervisor)  # the floor's refusal, journaled here (issue 14)
 
     def _round(self) -> RoundRun | None:
         return self.desk.run
@@ -158,6 +160,7 @@ class Owner:
             return
         self.sink.checkpoint_if_due(now)
         self.integrity.tick(now)
+        self.floor_watch.tick()
         if self.supervisor.reconnect_due(now) and self.supervisor.connect():
             self.integrity.on_connect()
             run = self.desk.run

@@ -9,6 +9,7 @@ from pathlib import Path
 import shoe.service
 from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
+from shoe.service.floor_watch import FloorWatch
 from shoe.service.integrity import Integrity
 from shoe.service.owner import Owner
 from shoe.service.sink import JournalSink
@@ -25,7 +26,7 @@ def test_no_service_module_is_over_the_limit() -> None:
 
 
 def test_the_owner_is_composed_of_parts_not_mixins() -> None:
-    for part in (Owner, JournalSink, LinkSupervisor, RoundDesk, Snapshots, DeckCycle, Integrity):
+    for part in (Owner, JournalSink, LinkSupervisor, RoundDesk, Snapshots, DeckCycle, Integrity, FloorWatch):
         assert part.__bases__ == (object,), part
     owner_attributes = {
         node.attr
@@ -34,7 +35,7 @@ def test_the_owner_is_composed_of_parts_not_mixins() -> None:
         and isinstance(node.ctx, ast.Store)
     }  # fmt: skip
     assert owner_attributes == {"config", "metrics", "games", "inbox", "deferred", "stopping", "shown", "sink",
-                                "supervisor", "desk", "deck", "integrity"}  # fmt: skip
+                                "supervisor", "desk", "deck", "integrity", "floor_watch"}  # fmt: skip
 
 
 def test_the_service_knows_no_http_status() -> None:
