@@ -189,6 +189,16 @@ function integrityRows(integrity) {
   ];
 }
 
+// The casino floor (issue 14, docs/floor.md): how far the central copy has acknowledged this journal.
+function floorRows(floor) {
+  if (!floor) return [];  // no [floor] section: nothing is shipped
+  const lag = floor.lag_entries ? `${floor.lag_entries} entries, ${Math.round(floor.lag_seconds)} s behind` : "caught up";
+  return [
+    ["Floor", `${floor.state} · ${floor.table} · ${lag}${floor.last_error ? ` · ${floor.last_error}` : ""}`],
+    ...(floor.alarm ? [["Floor alarm", `${floor.alarm} (the floor's operators resolve it: docs/floor.md)`]] : []),
+  ];
+}
+
 function render() {
   document.body.dataset.feed = S.feed;
   document.body.dataset.live = roundLive() ? "round" : "idle";
@@ -227,7 +237,8 @@ function render() {
   renderCounters(service);
   renderDeck();
 
-  $("journal").replaceChildren(...kv([["File", service?.journal], ["Last entry", service?.journal_seq], ["Service up", uptime(service?.uptime_s)]]));
+  $("journal").replaceChildren(...kv([["File", service?.journal], ["Last entry", service?.journal_seq], ["Service up", uptime(service?.uptime_s)],
+    ...floorRows(health?.floor)]));
 
   const round = health?.round;
   $("maint-note").textContent = live
