@@ -60,6 +60,7 @@ def execute(owner: Owner, cmd: Command) -> None:
     result: dict[str, Any] | None = None
     error: ServiceError | None = None
     failure: Exception | None = None
+    owner.sink.by = cmd.by  # every entry this command causes names who asked (issue 13)
     try:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
@@ -71,12 +72,14 @@ def execute(owner: Owner, cmd: Command) -> None:
             owner.after()
         except Exception as exc:
             error, failure = translate(exc), exc
+    owner.sink.by = None
     if failure is not None:  # memory may be ahead of the journal: rebuilt from it, or the service stops
         error = owner.recover(failure) or error
     run = owner.desk.run
     fields = {
         "action": cmd.action,
         "role": getattr(cmd.role, "value", cmd.role),
+        "by": cmd.by["id"] if cmd.by else None,
         "round_id": run.round_id if run else None,
         "ms": round((time.monotonic() - started) * 1000, 1),
     }

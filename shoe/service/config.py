@@ -45,6 +45,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "service": ("table", "submit_timeout"),
     "log": ("level",),
     "deck": ("backs", "check_on_load"),
+    "people": ("path", "session_idle", "pin_tries"),
 }
 LEVELS = ("debug", "info", "warning", "error")
 MAX_SECONDS = 3600.0
@@ -83,6 +84,9 @@ class ServiceConfig:
     deck_backs: tuple[str, ...] = ()  # [deck] backs: the alternation of back designs (empty: any back)
     check_on_load: bool = True  # [deck] check_on_load: check each deck as soon as it is loaded
     emulator_control: Path | None = None  # [shoe] emulator_control: the control socket of `shoectl emulate --control`
+    people_path: Path | None = None  # [people] path: the employees store (None: people.sqlite beside the journal)
+    session_idle: float = 900.0  # [people] session_idle: seconds without a request before a sign-in ends
+    pin_tries: int = 5  # [people] pin_tries: wrong PINs in a row that lock a badge
 
 
 def _show(value: object) -> str:
@@ -305,7 +309,26 @@ def load_config(
         deck_backs=_backs(deck.get("backs", [])),
         check_on_load=_flag("deck.check_on_load", deck.get("check_on_load", True)),
         emulator_control=_control(shoe.get("emulator_control"), path),
+        **_people(doc.get("people", {}), path),
     )
+
+
+def _people(raw: Mapping[str, Any], config_path: Path | None) -> dict[str, Any]:
+    """``[people]`` (issue 13, docs/people.md): the store's path, the idle sign-out, the PIN lockout."""
+    out: dict[str, Any] = {"session_idle": _number("people.session_idle", raw.get("session_idle", 900.0),
+                                                   high=86400.0)}  # fmt: skip
+    tries = raw.get("pin_tries", 5)
+    if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= 20:
+        raise ConfigError("people.pin_tries", f"{_show(tries)} is not a whole number 1-20", "use e.g. 5")
+    out["pin_tries"] = tries
+    if "path" in raw:
+        where = raw["path"]
+        if _text("people.path", where, MAX_PATH) is None or not isinstance(where, str):
+            fix = "use e.g. /var/lib/shoed/people.sqlite"
+            raise ConfigError("people.path", f"{_show(where)} is not a file path", fix)
+        people = Path(where).expanduser()
+        out["people_path"] = people if people.is_absolute() or config_path is None else config_path.parent / people
+    return out
 
 
 def _backs(raw: object) -> tuple[str, ...]:

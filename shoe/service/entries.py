@@ -29,6 +29,7 @@ import msgspec
 from shoe.journal import JournalDataError
 from shoe.service import deck_payloads as dp
 from shoe.service import payloads as p
+from shoe.service import people_payloads as pp
 from shoe.service.codec import CodecError, decode_record
 from shoe.service.codec import tag_of as record_tag
 from shoe.service.payloads import (
@@ -70,6 +71,7 @@ class EntryKind(StrEnum):
     FAULT = "fault"  # a shoe fault raised or cleared, an alarm
     TECHNICIAN = "technician"  # maintenance between rounds
     DECK = "deck"  # a deck loaded, checked, released (the deck cycle, shoe.service.deck)
+    PEOPLE = "people"  # employees managed, signed in and out, refused (issue 13, docs/people.md)
 
 
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
@@ -84,6 +86,7 @@ _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
     EntryKind.FAULT: ("event", (p.FaultRaised, p.FaultCleared, p.Alarm)),
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
     EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased)),
+    EntryKind.PEOPLE: ("action", pp.PEOPLE_PAYLOADS),
 }  # fmt: skip
 _PLAIN: Mapping[EntryKind, tuple[tuple[str | None, type[Payload]], ...]] = {
     EntryKind.ROUND_CLOSED: ((None, p.RoundClosed),),

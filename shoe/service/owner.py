@@ -64,6 +64,7 @@ class Command:
     params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.requests, or a mapping to convert
     role: Any
     future: Future[dict[str, Any]]
+    by: Mapping[str, str] | None = None  # the employee who asked (issue 13): named by every entry it causes
 
 
 class Owner:
