@@ -116,6 +116,8 @@ def _submit(action: str, status: int = 200, headers: Mapping[str, str] | None = 
         by = getattr(req.principal, "by", None)  # the employee, named by every entry this causes (issue 13)
         answer = req.service.submit(action, req.params, req.role, by) if by else req.service.submit(
             action, req.params, req.role)  # fmt: skip
+        if "awaiting_approval" in answer:  # the step waits for a second person (shoe.service.approvals)
+            return _json(answer, 202)
         return _json(answer, status, headers)
 
     handler.__name__ = f"submit_{action.replace('-', '_')}"
@@ -168,9 +170,10 @@ def _action_route(action: Action) -> Route:
 
 
 def _people_routes() -> tuple[Route, ...]:
-    from shoe.api.people_routes import PEOPLE_ROUTES  # imports this module's Route: loaded once it exists
+    from shoe.api.approval_routes import APPROVAL_ROUTES  # import this module's Route: loaded once it exists
+    from shoe.api.people_routes import PEOPLE_ROUTES
 
-    return PEOPLE_ROUTES
+    return PEOPLE_ROUTES + APPROVAL_ROUTES
 
 
 ROUTES: tuple[Route, ...] = (

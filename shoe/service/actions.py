@@ -64,9 +64,14 @@ def execute(owner: Owner, cmd: Command) -> None:
     try:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
-        result = dispatch(owner, cmd.action, cmd.params, cmd.role)
+        result = owner.approvals.intercept(owner, cmd)  # a step awaiting a second person (shoe.service.approvals)
+        if result is None:
+            result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
         error, failure = translate(exc), exc
+        owner.approvals.failed(owner, cmd, error)
+    finally:
+        owner.approvals.release(owner)
     if failure is None:  # after a failure, after() would close a round the journal may never have seen fail
         try:
             owner.after()

@@ -46,6 +46,7 @@ GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun
 STOP, KILL = "__stop__", "__kill__"
 READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
 PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread (issue 13)
+APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.approvals)
 TICK_S = 0.25
 
 
@@ -116,6 +117,9 @@ class TableService:
                     _read_counters(owner, item)
                 elif item is not None and item.action == PEOPLE:
                     _journal_people(owner, item)
+                elif item is not None and item.action == APPROVAL:
+                    owner.approvals.decide(owner, item)
+                    owner.after()
                 elif item is not None and item.action in (STOP, KILL):
                     owner.shutdown(clean=item.action == STOP)
                     item.future.set_result({})
@@ -176,6 +180,19 @@ class TableService:
         request = params if isinstance(params, msgspec.Struct) else dict(params or {})
         timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
         return self._on_owner(Command(action, request, role, Future(), by), timeout)
+
+    def decide_approval(
+        self, request_id: str, approve: bool, by: Mapping[str, str] | None, staff_roles: frozenset[str]
+    ) -> dict[str, Any]:
+        """A person (``by``, holding the employee roles ``staff_roles``) approves or rejects a waiting step;
+        approved, the step runs now and its reply is ``result`` (shoe.service.approvals)."""
+        params = {"request_id": request_id, "approve": approve, "staff_roles": sorted(staff_roles)}
+        timeout = self.config.submit_timeout + self.config.timeouts.scan
+        return self._on_owner(Command(APPROVAL, params, None, Future(), by), timeout)
+
+    def approvals_view(self) -> list[dict[str, Any]]:
+        """The waiting requests, then the last decided ones (a copy the owner thread published)."""
+        return copy.deepcopy(self._owner.approvals.shown)
 
     def journal_people(self, data: Mapping[str, Any], by: Mapping[str, str] | None) -> None:
         """Append one ``people`` entry (shoe.people.desk) on the owner thread; durable on return, or raises."""

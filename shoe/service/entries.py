@@ -27,6 +27,7 @@ from typing import Any, Union
 import msgspec
 
 from shoe.journal import JournalDataError
+from shoe.service import approvals_payloads as ap
 from shoe.service import deck_payloads as dp
 from shoe.service import payloads as p
 from shoe.service import people_payloads as pp
@@ -72,6 +73,7 @@ class EntryKind(StrEnum):
     TECHNICIAN = "technician"  # maintenance between rounds
     DECK = "deck"  # a deck loaded, checked, released (the deck cycle, shoe.service.deck)
     PEOPLE = "people"  # employees managed, signed in and out, refused (issue 13, docs/people.md)
+    APPROVAL = "approval"  # a step awaiting a second person's approval, and its fate (issue 13)
 
 
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
@@ -87,6 +89,7 @@ _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
     EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased)),
     EntryKind.PEOPLE: ("action", pp.PEOPLE_PAYLOADS),
+    EntryKind.APPROVAL: ("action", ap.APPROVAL_PAYLOADS),
 }  # fmt: skip
 _PLAIN: Mapping[EntryKind, tuple[tuple[str | None, type[Payload]], ...]] = {
     EntryKind.ROUND_CLOSED: ((None, p.RoundClosed),),

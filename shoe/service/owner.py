@@ -41,6 +41,7 @@ from shoe import present as render
 from shoe.journal import JournalError
 from shoe.rules.profiles import Irregularity
 from shoe.service import memory
+from shoe.service.approvals import Approvals
 from shoe.service.config import ServiceConfig
 from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
@@ -92,6 +93,7 @@ class Owner:
         self.deck = DeckCycle(config, self.sink, self.supervisor, self.shown, live=live, void=self._void_mixed,
                               drain=self.drain, round_load=self._round_load)  # fmt: skip
         self.desk.deck_gate = self.deck.for_round
+        self.approvals = Approvals()  # steps awaiting a second person (issue 13)
 
     def _round(self) -> RoundRun | None:
         return self.desk.run

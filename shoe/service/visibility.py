@@ -359,6 +359,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
         EntryKind.PEOPLE: _v(**_BY, action=ALWAYS, employee_id=ALWAYS, name=ALWAYS, roles=ALWAYS, unlocked=ALWAYS,
                              token_id=ALWAYS, label=TEXT, session_id=ALWAYS, reason=ALWAYS, failures=ALWAYS,
                              credential=ALWAYS),
+        # An approval's detail holds only what its step already shows (shoe/service/approvals_payloads.py).
+        EntryKind.APPROVAL: _v(**_BY, action=ALWAYS, request_id=ALWAYS, kind=ALWAYS, step=ALWAYS, needs=ALWAYS,
+                               seat=ALWAYS, detail=ALWAYS, rule=ALWAYS, requested_by=ALWAYS, reason=ALWAYS,
+                               cause=ALWAYS),
     }
 )
 """Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""

@@ -10,10 +10,13 @@ from typing import Any
 
 import pytest
 
+from drivers.emu_transport import EmulatorTransport
+from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.api import ApiServer
 from shoe.api.people_routes import open_people
 from shoe.service import Role, TableService
 from tests.api.conftest import TOKEN_OF, TOKENS, Answer, Client, make_config
+from tests.service.conftest import FAST, deck
 
 TECH = TOKEN_OF[Role.TECHNICIAN]
 DEALER_CONFIG = TOKEN_OF[Role.DEALER]
@@ -24,6 +27,7 @@ class Table:
     service: TableService
     server: ApiServer
     client: Client
+    shoe: EmulatedShoe | None = None
 
     def call(self, method: str, path: str, body: object = None, token: str | None = None) -> Answer:
         return self.client.call(method, path, body, token=token)
@@ -57,12 +61,16 @@ class Table:
 def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
-    def make(**config: Any) -> Table:
-        cfg = replace(make_config(tmp_path, "emu://?seed=7", TOKENS), **config)
-        service = TableService(cfg)
+    def make(*first: str, **config: Any) -> Table:
+        """A table; with ``first``, on an in-process emulator whose deck starts with those cards."""
+        shoe = EmulatedShoe(EmulatorConfig(deck=deck(*first))) if first else None
+        cfg = replace(make_config(tmp_path, "emu://" if shoe else "emu://?seed=7", TOKENS), **config)
+        if shoe is not None:
+            cfg = replace(cfg, timeouts=FAST)
+        service = TableService(cfg, transport_factory=(lambda: EmulatorTransport(shoe)) if shoe else None)
         service.start()
         server = ApiServer(service, "127.0.0.1", 0, tokens=TOKENS, people=open_people(service, cfg)).start()
-        table = Table(service, server, Client(server.address))
+        table = Table(service, server, Client(server.address), shoe)
         made.append(table)
         return table
 
@@ -70,6 +78,8 @@ def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     for table in reversed(made):
         table.server.stop()
         table.service.stop()
+        if table.shoe is not None:
+            table.shoe.close()
 
 
 @pytest.fixture
