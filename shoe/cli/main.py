@@ -15,11 +15,11 @@ from typing import NoReturn
 
 from drivers.errors import ShoeError
 from shoe import logsetup
-from shoe.cli import deck, devices, doctor, emulate, journal, math, play, report, shoe_commands
+from shoe.cli import deck, devices, doctor, emulate, journal, math, play, report, shoe_commands, users
 from shoe.cli.exit_codes import EPILOG, Exit, exit_code_for
 from shoe.cli.output import Refused, error_dict, error_message
 
-COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor, math, report]
+COMMAND_MODULES = [devices, shoe_commands, deck, emulate, play, journal, doctor, math, report, users]
 
 
 class _Parser(argparse.ArgumentParser):
