@@ -17,6 +17,7 @@ from shoe.api.people_routes import open_people
 from shoe.service import Role, TableService
 from tests.api.conftest import TOKEN_OF, TOKENS, Answer, Client, make_config
 from tests.service.conftest import FAST, deck
+from tests.ui.conftest import browser, console, page  # noqa: F401 - the browser tests' fixtures
 
 TECH = TOKEN_OF[Role.TECHNICIAN]
 DEALER_CONFIG = TOKEN_OF[Role.DEALER]
@@ -61,15 +62,17 @@ class Table:
 def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
-    def make(*first: str, **config: Any) -> Table:
-        """A table; with ``first``, on an in-process emulator whose deck starts with those cards."""
+    def make(*first: str, open_api: bool = False, **config: Any) -> Table:
+        """A table; with ``first``, on an in-process emulator whose deck starts with those cards;
+        ``open_api``: no configuration tokens (loopback: every request holds every role)."""
         shoe = EmulatedShoe(EmulatorConfig(deck=deck(*first))) if first else None
-        cfg = replace(make_config(tmp_path, "emu://" if shoe else "emu://?seed=7", TOKENS), **config)
+        tokens = {} if open_api else TOKENS
+        cfg = replace(make_config(tmp_path, "emu://" if shoe else "emu://?seed=7", tokens), **config)
         if shoe is not None:
             cfg = replace(cfg, timeouts=FAST)
         service = TableService(cfg, transport_factory=(lambda: EmulatorTransport(shoe)) if shoe else None)
         service.start()
-        server = ApiServer(service, "127.0.0.1", 0, tokens=TOKENS, people=open_people(service, cfg)).start()
+        server = ApiServer(service, "127.0.0.1", 0, tokens=tokens, people=open_people(service, cfg)).start()
         table = Table(service, server, Client(server.address), shoe)
         made.append(table)
         return table
