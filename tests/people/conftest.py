@@ -16,6 +16,7 @@ from shoe.api import ApiServer
 from shoe.api.people_routes import open_people
 from shoe.service import Role, TableService
 from tests.api.conftest import TOKEN_OF, TOKENS, Answer, Client, make_config
+from tests.e2e.conftest import e2e  # noqa: F401 - the real shoed's fixture
 from tests.service.conftest import FAST, deck
 from tests.ui.conftest import browser, console, page  # noqa: F401 - the browser tests' fixtures
 
