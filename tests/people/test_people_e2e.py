@@ -93,6 +93,12 @@ def test_a_pa_progressive_win_is_paid_after_a_floorperson_approves_through_shoed
     assert len(by_system) == 1 and "by" not in by_system[0].data
     assert all(e.data.get("by") == DANA for e in dealt if e not in by_system)
     table.verify_journal()
+    shown = table.shoectl("--json", "journal", "show", "--journal", str(table.journal), "--round", opened["round_id"])
+    assert shown.returncode == 0, shown.stderr
+    people = [(p["id"], p["name"]) for p in json.loads(shown.stdout)["people"]]
+    assert people == [("d-101", "Dana Dealer"), ("f-201", "Frank Floor")]
+    text = table.shoectl("journal", "show", "--journal", str(table.journal), "--round", opened["round_id"]).stdout
+    assert "people: Dana Dealer (d-101)" in text and "Frank Floor (f-201), 1 entry" in text
 
 
 def _unreadable_round(table: Table, who: dict[str, str]) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.people.conftest import Table
 from tests.people.test_approvals import DANA, FRANK, PA_TABLE, _streets
+from tests.service.conftest import smudge
 
 
 def _keypad(page: Any, badge: str, pin: str) -> None:
@@ -67,3 +68,28 @@ def test_a_pa_progressive_win_waits_on_the_display_until_a_floorperson_signs_the
     page.locator("#sign-in").wait_for()
     assert page.evaluate("() => sessionStorage.getItem('shoe.token.dealer')") is None
     assert table.people("signed-out")[-1]["reason"] == "sign-out"
+
+
+def test_the_technician_page_confirms_a_hand_entered_card(make_table: Callable[..., Table], page: Any) -> None:
+    table = make_table("Ah", "Kh", "Qh", "Jh", "Th", open_api=True)
+    table.add("d-101", "Dana Dealer", ["dealer"], "1001", "4321")
+    table.add("t-301", "Tess Tech", ["technician"], "3001", "1357")
+    assert table.shoe is not None
+    smudge(table.shoe, 3)
+    dealer = table.sign_in("1001", "4321")
+    opened = table.ok("POST", "/v1/rounds", {"game": "mississippi-stud", "jurisdiction": "NY",
+                                             "seats": [{"seat": 1, "ante": 1000}]}, dealer)  # fmt: skip
+    for step in ("no-more-bets", "deal", "release-stub"):
+        table.ok("POST", f"/v1/round/{step}", {}, dealer)
+    table.ok("POST", "/v1/round/decisions", {"seat": 1, "multiple": 1}, dealer)
+    assert table.call("POST", "/v1/round/reveal", {"index": 1}, dealer).status == 409
+    assert table.call("POST", "/v1/round/reveal", {"index": 1, "card": "Qh"}, dealer).status == 202
+    host, port = table.server.address
+    page.goto(f"http://{host}:{port}/ui/technician.html")
+    request = page.locator(".approval")
+    request.get_by_text("Community card 1 entered by hand: Qh").wait_for()
+    request.get_by_role("button", name="Approve").click()
+    _keypad(page, "3001", "1357")
+    page.wait_for_function("() => !document.querySelector('.approval')")
+    reveal = next(e for e in table.entries(opened["round_id"]) if e.kind == "reveal")
+    assert (reveal.data["card"], reveal.data["by"]) == ("Qh", DANA)
