@@ -15,6 +15,10 @@ The gated steps (:data:`GATES`):
   (i)(4)(iii)(B); the rules engine marks it ``requires_floorperson``). Settlement stops before that
   seat; the seats after it wait too (settlement goes seat by seat, PA 655a.11(i)). Approved, the
   settlement goes on; rejected, the seat still waits (ask again, or void the round).
+- **tamper** (``floorperson``, ``surveillance``): clearing a tamper fault (by name, or "all" while the
+  shoe reports one): someone opened or forced the shoe; a second person looks before it deals again.
+- **maintenance-dispense** (``floorperson``): a test dispense from a checked deck, the one the shift's
+  next round would be dealt from: it takes cards out of that deck.
 - **hand-entered-card** (``technician``, ``floorperson``): a community card the reader could not
   identify may be entered by the dealer from its face, with a technician's confirmation (rules digest,
   "Irregularities": unreadable after re-read: identify or misdeal). The card must be one the round has
@@ -58,6 +62,10 @@ class Gate:
 GATES: Mapping[str, Gate] = {
     "void": Gate("void", ("floorperson",), "casino procedure: a supervisor approves a void (issue 13)"),
     "payout": Gate("payout", ("floorperson",), "PA 655a.11(i)(4)(i)(C), (i)(4)(iii)(B)"),
+    "tamper": Gate("tamper", ("floorperson", "surveillance"), "issue 13: a tamper fault is cleared under supervision"),
+    "maintenance-dispense": Gate(
+        "maintenance-dispense", ("floorperson",), "issue 13: a maintenance dispense from the shift's checked deck"
+    ),
     "hand-entered-card": Gate(
         "hand-entered-card",
         ("technician", "floorperson"),
@@ -74,7 +82,7 @@ class Pending:
     params: Any
     role: Any
     requester: Mapping[str, str]
-    round_id: str
+    round_id: str | None  # None: a maintenance step between rounds
     key: tuple[Any, ...]
     seat: int | None
     detail: dict[str, Any]
@@ -114,6 +122,8 @@ class Approvals:
 
     def intercept(self, owner: Owner, cmd: Command) -> dict[str, Any] | None:
         """The reply of a command that must wait for an approval, or ``None`` to run it."""
+        if cmd.by is not None and cmd.action in ("clear-fault", "maintenance-dispense"):
+            return self._maintenance(owner, cmd)
         run = owner.desk.run
         if cmd.by is None or run is None or run.closed or cmd.action not in ("void", "reveal", "settle"):
             return None
@@ -142,6 +152,31 @@ class Approvals:
         if isinstance(run, MississippiRun):  # settle: each seat's payout is looked at before it is made
             run.hold = lambda record: self._hold(owner, cmd, record)
         return None
+
+    def _maintenance(self, owner: Owner, cmd: Command) -> dict[str, Any] | None:
+        if owner.desk.live_id() is not None:
+            return None  # refused as round-live by dispatch
+        try:
+            request = rq.convert(cmd.params, BY_NAME[cmd.action].request)
+        except rq.RequestError:
+            return None
+        if isinstance(request, rq.ClearFault):
+            named = None if request.fault is None else str(request.fault).lower().replace("_", "-")
+            active = {str(f.get("code")) for f in (owner.shown.status or {}).get("faults") or ()}
+            if named not in ("tamper", "7") and not (named is None and "tamper" in active):
+                return None
+            return self._gate(owner, cmd, GATES["tamper"], (None, "tamper"), None, {"fault": "tamper"})
+        if str(owner.deck.state) != "checked":
+            return None
+        stacks, size = getattr(request, "stacks", None), getattr(request, "size", None)
+        return self._gate(
+            owner,
+            cmd,
+            GATES["maintenance-dispense"],
+            (None, "dispense", stacks, size),
+            None,
+            {"stacks": stacks, "size": size},
+        )
 
     def release(self, owner: Owner) -> None:
         run = owner.desk.run
@@ -192,8 +227,8 @@ class Approvals:
         for pending in self.requests.values():
             if pending.key == key and pending.state == "pending":
                 return {"awaiting_approval": pending.public()}
-        run = owner.desk.run
-        assert run is not None and cmd.by is not None
+        assert cmd.by is not None
+        round_id = key[0]  # None: a maintenance step between rounds
         pending = Pending(
             "a-" + secrets.token_hex(4),
             gate,
@@ -201,7 +236,7 @@ class Approvals:
             cmd.params,
             cmd.role,
             dict(cmd.by),
-            run.round_id,
+            round_id,
             key,
             seat,
             detail,
@@ -218,7 +253,7 @@ class Approvals:
                 "detail": detail,
                 "rule": gate.rule,
             },
-            run.round_id,
+            round_id,
         )
         self.requests[pending.id] = pending
         self._publish()
@@ -270,7 +305,8 @@ class Approvals:
                 "sign in (POST /v1/sessions) and approve with that session",
             )
         run = owner.desk.run
-        if pending.state == "pending" and (run is None or run.round_id != pending.round_id or run.closed):
+        round_gone = run is None or run.round_id != pending.round_id or run.closed
+        if pending.state == "pending" and pending.round_id is not None and round_gone:
             pending.state = "lapsed"
             self._journal(owner, pending, {**base, "action": "lapsed", "cause": "the round closed first"})
         if pending.state != "pending":

@@ -17,7 +17,7 @@ from shoe.service.payload_base import Payload
 
 __all__ = ["APPROVAL_PAYLOADS", "ApprovalAction"]
 
-Kind = Literal["void", "payout", "hand-entered-card"]
+Kind = Literal["void", "payout", "hand-entered-card", "tamper", "maintenance-dispense"]
 
 
 class ApprovalAction(StrEnum):

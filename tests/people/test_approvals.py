@@ -9,6 +9,7 @@ and changes nothing.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -192,3 +193,49 @@ def test_an_unreadable_card_without_confirmation_voids_the_round(make_table: Cal
     assert rejected["decided"]["state"] == "rejected" and rejected["result"]["state"] == "misdeal"
     void = next(e for e in table.entries(opened["round_id"]) if e.kind == "irregularity" and e.data["action"] == "void")
     assert void.data["cause"] == "unreadable-card" and void.data["by"] == TESS
+
+
+def test_clearing_a_tamper_fault_waits_for_a_floorperson_and_an_ordinary_one_does_not(
+    make_table: Callable[..., Table],
+) -> None:
+    from protocols.codes import FaultCode
+
+    table = make_table("Ah", "Kh")
+    who = _staff(table)
+    assert table.shoe is not None
+    table.shoe.inject_fault(FaultCode.TAMPER)
+    for _ in range(100):  # the service's status poll sees it
+        faults = table.ok("GET", "/v1/status", token=who["tess"])["shoe"].get("faults") or []
+        if any(f["code"] == "tamper" for f in faults):
+            break
+        time.sleep(0.05)
+    waiting = table.call("POST", "/v1/maintenance/clear-fault", {}, who["tess"])  # "all" while tamper is up
+    assert waiting.status == 202 and waiting.json["awaiting_approval"]["kind"] == "tamper"
+    assert table.call("POST", "/v1/maintenance/clear-fault", {"fault": "tamper"}, who["tess"]).json[
+        "awaiting_approval"]["id"] == waiting.json["awaiting_approval"]["id"]  # fmt: skip
+    request_id = waiting.json["awaiting_approval"]["id"]
+    assert table.call("POST", "/v1/approvals/approve", {"id": request_id}, who["tess"]).status == 403
+    cleared = table.ok("POST", "/v1/approvals/approve", {"id": request_id}, who["frank"])
+    assert cleared["result"]["fault"] == "all"
+    entries = [e for e in table.entries() if e.kind == "technician" and e.data["action"] == "clear-fault"]
+    assert entries[-1].data["by"] == TESS
+    assert table.call("POST", "/v1/maintenance/clear-fault", {"fault": "jam"}, who["tess"]).status == 200
+
+
+def test_a_maintenance_dispense_from_the_shifts_checked_deck_waits_for_a_floorperson(
+    make_table: Callable[..., Table],
+) -> None:
+    table = make_table("Ah", "Kh")
+    who = _staff(table)
+    assert table.ok("GET", "/v1/deck", token=who["tess"])["state"] == "checked"
+    body = {"stacks": 1, "size": 2}
+    waiting = table.call("POST", "/v1/maintenance/dispense", body, who["tess"])
+    assert waiting.status == 202 and waiting.json["awaiting_approval"]["detail"] == body
+    assert not [e for e in table.entries() if e.kind == "technician"]  # nothing dispensed yet
+    rejected = table.ok("POST", "/v1/approvals/reject", {"id": waiting.json["awaiting_approval"]["id"]}, who["frank"])
+    assert "result" not in rejected and not [e for e in table.entries() if e.kind == "technician"]
+    again = table.call("POST", "/v1/maintenance/dispense", body, who["tess"])
+    done = table.ok("POST", "/v1/approvals/approve", {"id": again.json["awaiting_approval"]["id"]}, who["frank"])
+    assert len(done["result"]["stacks"]) == 1
+    dispensed = [e for e in table.entries() if e.kind == "technician"]
+    assert dispensed and dispensed[0].data["by"] == TESS
