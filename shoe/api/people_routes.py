@@ -129,6 +129,8 @@ def _sign_out(req: Request) -> Reply:
 def _whoami(req: Request) -> Reply:
     who = req.principal
     assert isinstance(who, Principal)
+    if req.people is not None:  # the displays ask every few seconds: idle sessions are journaled as they end
+        req.people.sweep()
     employee = (
         None
         if who.employee is None

@@ -172,6 +172,7 @@ class People:
 
     def sign_in(self, badge: str, pin: str) -> Signed:
         """Badge + PIN to a session. Wrong PINs count; ``pin_tries`` in a row lock the badge."""
+        self.sweep()  # sessions that idled out since are journaled first
         with self._lock:
             employee = self.store.by_badge(badge) if cr.BADGE.fullmatch(badge) else None
             if employee is None or employee.pin_hash is None:

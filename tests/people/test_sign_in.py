@@ -174,3 +174,12 @@ def test_no_pin_or_token_is_in_the_store_or_the_journal_in_clear(table: Table) -
     journal_text = str([e.data for e in table.entries()])
     for secret in ("4321", issued["token"], session, "1001"):
         assert secret not in journal_text
+
+
+def test_an_abandoned_session_is_journaled_as_idle_by_the_next_sign_in(make_table: Callable[..., Table]) -> None:
+    table = make_table(session_idle=0.3)
+    _dealer_and_floor(table)
+    table.sign_in("1001", "4321")  # never used again: the tablet was put down
+    time.sleep(0.5)
+    table.sign_in("2001", "8765")
+    assert [(e["employee_id"], e["reason"]) for e in table.people("signed-out")] == [("d-101", "idle")]
