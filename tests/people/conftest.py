@@ -18,7 +18,6 @@ from shoe.service import Role, TableService
 from tests.api.conftest import TOKEN_OF, TOKENS, Answer, Client, make_config
 from tests.e2e.conftest import e2e  # noqa: F401 - the real shoed's fixture
 from tests.service.conftest import FAST, deck
-from tests.ui.conftest import browser, console, page  # noqa: F401 - the browser tests' fixtures
 
 TECH = TOKEN_OF[Role.TECHNICIAN]
 DEALER_CONFIG = TOKEN_OF[Role.DEALER]
@@ -59,8 +58,7 @@ class Table:
         return token
 
 
-@pytest.fixture
-def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
+def tables(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     made: list[Table] = []
 
     def make(*first: str, open_api: bool = False, **config: Any) -> Table:
@@ -84,6 +82,11 @@ def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
         table.service.stop()
         if table.shoe is not None:
             table.shoe.close()
+
+
+@pytest.fixture
+def make_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
+    yield from tables(tmp_path)
 
 
 @pytest.fixture

@@ -4,12 +4,21 @@ the display until a floorperson signs its approval there, and sign-out."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
-from tests.people.conftest import Table
+import pytest
+
+from tests.people.conftest import Table, tables
 from tests.people.test_approvals import DANA, FRANK, PA_TABLE, _streets
 from tests.service.conftest import smudge
+
+
+@pytest.fixture
+def make_people_table(tmp_path: Path) -> Iterator[Callable[..., Table]]:
+    """tests/people's tables (a service with its employees store), beside this folder's own ``make_table``."""
+    yield from tables(tmp_path)
 
 
 def _keypad(page: Any, badge: str, pin: str) -> None:
@@ -24,9 +33,9 @@ def _keypad(page: Any, badge: str, pin: str) -> None:
 
 
 def test_a_pa_progressive_win_waits_on_the_display_until_a_floorperson_signs_the_approval(
-    make_table: Callable[..., Table], page: Any
+    make_people_table: Callable[..., Table], page: Any
 ) -> None:
-    table = make_table("Ah", "Kh", "2c", "3d", "Qh", "Jh", "Th", open_api=True)
+    table = make_people_table("Ah", "Kh", "2c", "3d", "Qh", "Jh", "Th", open_api=True)
     table.add("d-101", "Dana Dealer", ["dealer"], "1001", "4321")
     table.add("f-201", "Frank Floor", ["floorperson"], "2001", "8765")
     host, port = table.server.address
@@ -70,8 +79,8 @@ def test_a_pa_progressive_win_waits_on_the_display_until_a_floorperson_signs_the
     assert table.people("signed-out")[-1]["reason"] == "sign-out"
 
 
-def test_the_technician_page_confirms_a_hand_entered_card(make_table: Callable[..., Table], page: Any) -> None:
-    table = make_table("Ah", "Kh", "Qh", "Jh", "Th", open_api=True)
+def test_the_technician_page_confirms_a_hand_entered_card(make_people_table: Callable[..., Table], page: Any) -> None:
+    table = make_people_table("Ah", "Kh", "Qh", "Jh", "Th", open_api=True)
     table.add("d-101", "Dana Dealer", ["dealer"], "1001", "4321")
     table.add("t-301", "Tess Tech", ["technician"], "3001", "1357")
     assert table.shoe is not None
