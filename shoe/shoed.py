@@ -92,7 +92,10 @@ def bind_api(service: TableService, config: ServiceConfig) -> Any | None:
     except ImportError:
         log.warning("shoe.api is not available: running without HTTP")
         return None
-    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens)
+    from shoe.api.people_routes import open_people
+
+    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens,
+                     people=open_people(service, config))  # fmt: skip
 
 
 def bind_problem(config: ServiceConfig, exc: OSError) -> str:

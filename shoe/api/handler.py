@@ -196,7 +196,7 @@ class Handler(BaseHTTPRequestHandler):
         if route is None:
             allow = ", ".join(sorted(routes))
             raise ApiError("method-not-allowed", f"{url.path} takes {allow}", headers={"Allow": allow})
-        self._role = api.auth.acting_role(self.headers.get("Authorization"), route.roles)
+        self._role, principal = api.auth.authorize(self.headers.get("Authorization"), route.roles)
         if route.path == EVENTS_PATH:
             self._to_stream()
         params = None
@@ -211,6 +211,8 @@ class Handler(BaseHTTPRequestHandler):
             stopping=api.stopping,
             counters=api.counters,
             client_gone=self._client_gone,
+            principal=principal,
+            people=api.auth.people,
         )
         return route.handler(request)
 

@@ -139,6 +139,8 @@ def _error_statuses(route: Route) -> list[int]:
         statuses += [400, 409]
     if route.path == "/v1/shoe/counters":
         statuses += [503]  # the shoe cannot answer now (the link is down)
+    if route.tag == "people":  # shoe/api/people_routes.py: credentials, lockout, no such employee, taken, journal down
+        statuses += [400, 401, 403, 404, 409, 503]
     return sorted(set(statuses))
 
 

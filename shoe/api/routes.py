@@ -36,7 +36,10 @@ class Service(Protocol):
     """What the API needs of ``shoe.service.TableService`` (tests may pass anything shaped so)."""
 
     def health(self) -> dict[str, Any]: ...
-    def submit(self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role) -> dict[str, Any]: ...
+    def submit(
+        self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role,
+        by: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]: ...
     def round_view(self, role: Role) -> dict[str, Any] | None: ...
     def deck_view(self) -> dict[str, Any] | None: ...
     def shoe_counters(self) -> dict[str, Any]: ...
@@ -55,6 +58,8 @@ class Request:
     stopping: threading.Event  # set when the server stops: long-lived streams end
     counters: ApiCounters  # the HTTP layer's own series, appended to /metrics
     client_gone: Callable[[], bool]  # True once the client has closed its end (a stream then ends)
+    principal: Any = None  # shoe.api.auth.Principal: who asks (None on a route that needs no token)
+    people: Any = None  # shoe.people.desk.People, when the server has the employees store
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,12 @@ def _shoe_counters(req: Request) -> Reply:
 def _submit(action: str, status: int = 200, headers: Mapping[str, str] | None = None) -> Handler:
     def handler(req: Request) -> Reply:
         assert req.role is not None
-        return _json(req.service.submit(action, req.params, req.role), status, headers)
+        by = getattr(req.principal, "by", None)  # the employee, named by every entry this causes (issue 13)
+        answer = req.service.submit(action, req.params, req.role, by) if by else req.service.submit(
+            action, req.params, req.role)  # fmt: skip
+        if "awaiting_approval" in answer:  # the step waits for a second person (shoe.service.approvals)
+            return _json(answer, 202)
+        return _json(answer, status, headers)
 
     handler.__name__ = f"submit_{action.replace('-', '_')}"
     return handler
@@ -159,6 +169,13 @@ def _action_route(action: Action) -> Route:
     )
 
 
+def _people_routes() -> tuple[Route, ...]:
+    from shoe.api.approval_routes import APPROVAL_ROUTES  # import this module's Route: loaded once it exists
+    from shoe.api.people_routes import PEOPLE_ROUTES
+
+    return PEOPLE_ROUTES + APPROVAL_ROUTES
+
+
 ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/status", _status, ANY, "getStatus", "Service and shoe status", "status"),
     Route("GET", "/v1/round", _round, ANY, "getRound", "The current round, secrecy-filtered", "round"),
@@ -177,6 +194,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/openapi.json", _openapi, (), "getOpenApi", "This OpenAPI document", "meta"),
     Route("GET", "/metrics", _metrics, ANY, "getMetrics", "Prometheus metrics (text format 0.0.4)", "meta"),
     Route("GET", "/v1/report", _report, (SYSTEM,), "getReport", "Hold against theory, from the journal", "report"),
+    *_people_routes(),
 )
 
 _BY_PATH: dict[str, dict[str, Route]] = {}

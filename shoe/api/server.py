@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -30,6 +30,9 @@ from shoe.api.origin import HostCheck
 from shoe.api.routes import Service
 from shoe.api.waiting import WaitingRoom
 from shoe.service import Role
+
+if TYPE_CHECKING:
+    from shoe.people.desk import People
 
 __all__ = ["ApiServer", "serve"]
 
@@ -121,11 +124,12 @@ class ApiServer:
         *,
         tokens: Mapping[str, Role] | None = None,
         limits: Limits | None = None,
+        people: People | None = None,
     ) -> None:
         tokens = dict(tokens or {})
         check_bind(host, tokens)
         self.service = service
-        self.auth = Authenticator(tokens)
+        self.auth = Authenticator(tokens, people)  # people: the employees store, closed with the server
         self.limits = limits or Limits()
         self.counters = ApiCounters()
         self.refusals = RefusalLog(self.counters)
@@ -176,6 +180,8 @@ class ApiServer:
         while self._httpd.connections and time.monotonic() < deadline:
             time.sleep(0.02)
         self._httpd.server_close()
+        if self.auth.people is not None:
+            self.auth.people.store.close()
 
     def __enter__(self) -> ApiServer:
         return self.start()
@@ -195,6 +201,6 @@ class _Config(Protocol):
     def tokens(self) -> Mapping[str, Role]: ...
 
 
-def serve(service: Service, config: _Config) -> ApiServer:
+def serve(service: Service, config: _Config, people: People | None = None) -> ApiServer:
     """Start the API for ``service`` on ``config.http_host:config.http_port`` with ``config.tokens``."""
-    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens).start()
+    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens, people=people).start()

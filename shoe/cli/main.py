@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "floor": ("floor", "the casino floor's central copy of every journal (PostgreSQL)"),
     "release": ("release", "make a release key pair, write (and sign) a release manifest"),
     "verify": ("verify", "the installed program against its signed manifest; the seeded digest; --shoe"),
+    "users": ("users", "manage the employees of a running shoed (over its HTTP API)"),
 }
 """subcommand -> (module under ``shoe.cli`` defining it, its help line in ``shoectl --help``)."""
 

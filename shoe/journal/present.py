@@ -63,7 +63,22 @@ def present_round(r: Mapping[str, Any]) -> dict[str, Any]:
     results = _results(r)
     out["seats"] = [{**seat, **results.get(str(seat["seat"]), {})} for seat in out["seats"]]
     out["community_cards"] = _community(r)
+    out["people"] = _people(r)
     return out
+
+
+def _people(r: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Who caused the round's entries (their ``by``, issue 13): id, name and how many, in order of first act."""
+    found: dict[str, dict[str, Any]] = {}
+    for name in (*EVENT_KINDS.values(), "other"):
+        for e in r.get(name) or ():
+            by = e["data"].get("by") if isinstance(e.get("data"), Mapping) else None
+            if isinstance(by, Mapping) and isinstance(by.get("id"), str):
+                person = found.setdefault(by["id"], {"id": by["id"], "name": by.get("name"), "entries": 0,
+                                                     "first_seq": e["seq"]})  # fmt: skip
+                person["entries"] += 1
+                person["first_seq"] = min(person["first_seq"], e["seq"])
+    return sorted(found.values(), key=lambda p: p["first_seq"])
 
 
 def _results(r: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -262,6 +277,10 @@ def round_text(r: Mapping[str, Any]) -> str:
                 lines.append(f"  #{e['seq']:<5} {local_time(e['ts'])}  {kind}{_free(e['data'])}")
     if not r["irregularities"]:
         lines.append("irregularities: none")
+    if r.get("people"):
+        acts = [f"{p['name']} ({p['id']}), {p['entries']} {'entry' if p['entries'] == 1 else 'entries'}"
+                for p in r["people"]]
+        lines.append("people: " + "; ".join(acts))
     lines.append(
         "(9h(up) = dealt face up; a card's status other than ok follows it in brackets; ?? = not identified; "
         "times are local, the journal stores UTC; boot ids in hex)"

@@ -17,7 +17,7 @@ from typing import Any
 
 from shoe.cards import Card, CardError
 from shoe.journal import Entry, Journal
-from shoe.journal.present import _community, _results  # present_round's own parts, without its deep copy
+from shoe.journal.present import _community, _people, _results  # present_round's own parts, without its deep copy
 from shoe.journal.reconstruct import reconstruct_round
 
 __all__ = ["RoundInfo", "SeatRound", "read_rounds", "rounds_of"]
@@ -49,6 +49,7 @@ class RoundInfo:
     seats: list[SeatRound] = field(default_factory=list)
     returned: int = 0  # cents returned in a void round
     irregularities: dict[str, int] = field(default_factory=dict)  # irregularity entries by action
+    dealer: str = "no one signed in"  # the first employee the round's entries name (issue 13): its dealer
 
 
 def _card(code: Any) -> int:
@@ -96,6 +97,9 @@ def rounds_of(entries: list[Entry]) -> RoundInfo:
         jurisdiction=str(r.get("jurisdiction") or "?"),
         status="open" if r.get("closed") is None else ("void" if closed == "void" else "complete"),
     )
+    people = _people(r)
+    if people:
+        info.dealer = f"{people[0]['name']} ({people[0]['id']})"
     for event in r["irregularities"]:
         action = str((event.get("data") or {}).get("action") or "other")
         info.irregularities[action] = info.irregularities.get(action, 0) + 1

@@ -49,6 +49,8 @@ def group_key(by: str, info: RoundInfo, seat: int) -> str:
         return info.table
     if by == "seat":
         return f"seat {seat}"
+    if by == "dealer":
+        return info.dealer
     if info.opened is None:
         return "?"
     local = info.opened.astimezone()

@@ -60,23 +60,31 @@ def execute(owner: Owner, cmd: Command) -> None:
     result: dict[str, Any] | None = None
     error: ServiceError | None = None
     failure: Exception | None = None
+    owner.sink.by = cmd.by  # every entry this command causes names who asked (issue 13)
     try:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
-        result = dispatch(owner, cmd.action, cmd.params, cmd.role)
+        result = owner.approvals.intercept(owner, cmd)  # a step awaiting a second person (shoe.service.approvals)
+        if result is None:
+            result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
         error, failure = translate(exc), exc
+        owner.approvals.failed(owner, cmd, error)
+    finally:
+        owner.approvals.release(owner)
     if failure is None:  # after a failure, after() would close a round the journal may never have seen fail
         try:
             owner.after()
         except Exception as exc:
             error, failure = translate(exc), exc
+    owner.sink.by = None
     if failure is not None:  # memory may be ahead of the journal: rebuilt from it, or the service stops
         error = owner.recover(failure) or error
     run = owner.desk.run
     fields = {
         "action": cmd.action,
         "role": getattr(cmd.role, "value", cmd.role),
+        "by": cmd.by["id"] if cmd.by else None,
         "round_id": run.round_id if run else None,
         "ms": round((time.monotonic() - started) * 1000, 1),
     }

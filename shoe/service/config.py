@@ -8,8 +8,6 @@ in docs/service.md. Nothing is read at import time.
 from __future__ import annotations
 
 import ipaddress
-import json
-import math
 import os
 import re
 import tomllib
@@ -23,6 +21,12 @@ from urllib.parse import parse_qsl
 from drivers.errors import BadPort
 from drivers.timeouts import LinkTimeouts, TimeoutValueError
 from drivers.transport import check_port, redact_port
+from shoe.service.config_sections import floor_url as _floor_url
+from shoe.service.config_sections import people as _people
+from shoe.service.config_values import MAX_PATH, ConfigError
+from shoe.service.config_values import seconds_value as _number
+from shoe.service.config_values import show_value as _show
+from shoe.service.config_values import text_value as _text
 from shoe.service.errors import Role
 from shoe.service.integrity_config import KEYS as VERIFY_KEYS
 from shoe.service.integrity_config import VerifyConfig, parse_verify
@@ -49,26 +53,12 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "deck": ("backs", "check_on_load"),
     "floor": ("url", "table"),
     "verify": VERIFY_KEYS,
+    "people": ("path", "session_idle", "pin_tries"),
 }
 LEVELS = ("debug", "info", "warning", "error")
-MAX_SECONDS = 3600.0
-"""The longest wait any ``[shoe]`` or ``[service]`` key may set: an hour (``inf`` would never end)."""
-MAX_TOKEN, MAX_PORT, MAX_HOST, MAX_PATH = 256, 512, 253, 4096
+MAX_TOKEN, MAX_PORT, MAX_HOST = 256, 512, 253
 TABLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}", re.ASCII)
 """A table's name goes into every round id and log line: 1-32 letters, digits, ``.``, ``_``, ``-``."""
-
-
-class ConfigError(ValueError):
-    """A configuration value that cannot be used: ``key`` (e.g. ``"http.port"``) and ``fix``."""
-
-    def __init__(self, key: str, problem: str, fix: str) -> None:
-        section, _, name = _show_text(key).rpartition(".")
-        where = f"[{section}] {name}" if section else f"[{name}]"
-        if key.isupper():  # an environment variable: SHOED_HTTP
-            where = f"{key} (environment)"
-        super().__init__(f"{where}: {problem}: {fix}")
-        self.key = key
-        self.fix = fix
 
 
 @dataclass(frozen=True)
@@ -90,38 +80,9 @@ class ServiceConfig:
     floor_url: str | None = None  # [floor] url: the floor database (libpq URL); None: no shipping (docs/floor.md)
     floor_table: str | None = None  # [floor] table: this table's name on the floor (default: [service] table)
     verify: VerifyConfig = field(default_factory=VerifyConfig)  # [verify]: program and firmware verification
-
-
-def _show(value: object) -> str:
-    """A value as an error message may quote it: one line, escaped, at most about 60 characters."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
-
-
-def _show_text(text: str) -> str:
-    return text if text.isprintable() else json.dumps(text)[1:-1]
-
-
-def _text(key: str, value: object, limit: int) -> str | None:
-    """``value`` if it is a string of 1-``limit`` printable characters (no newline, escape or NUL)."""
-    if isinstance(value, str) and value.strip() and len(value) <= limit and value.isprintable():
-        return value
-    return None
-
-
-def _number(key: str, value: object, *, low: float = 0.0, high: float = MAX_SECONDS) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not (math.isfinite(value) and low < value <= high)
-    ):
-        raise ConfigError(
-            key, f"{_show(value)} is not a number of seconds above {low:g} and at most {high:g}", "use e.g. 30 or 2.5"
-        )
-    return float(value)
+    people_path: Path | None = None  # [people] path: the employees store (None: people.sqlite beside the journal)
+    session_idle: float = 900.0  # [people] session_idle: seconds without a request before a sign-in ends
+    pin_tries: int = 5  # [people] pin_tries: wrong PINs in a row that lock a badge
 
 
 def _port_url(key: str, value: object) -> str:
@@ -309,6 +270,7 @@ def load_config(
         floor_url=_floor_url(doc.get("floor", {}).get("url")),
         floor_table=_table_name("floor.table", doc.get("floor", {}).get("table", table)),
         verify=parse_verify(doc.get("verify", {}), path),
+        **_people(doc.get("people", {}), path),
     )
 
 
@@ -320,20 +282,6 @@ def _table_name(key: str, table: object) -> str:
             'use 1-32 letters, digits, ".", "_" or "-", starting with a letter or digit, e.g. "MS-04"',
         )
     return table
-
-
-def _floor_url(raw: object) -> str | None:
-    """``[floor] url``: a libpq connection URL (several hosts allowed); absent: the table ships nothing."""
-    if raw is None:
-        return None
-    fix = 'use e.g. url = "postgresql://shipper@db1,db2/floor?target_session_attrs=read-write" (docs/floor.md)'
-    if _text("floor.url", raw, MAX_PATH) is None or not isinstance(raw, str):
-        raise ConfigError("floor.url", "is not a connection URL (1-4096 printable characters)", fix)
-    if not raw.startswith(("postgresql://", "postgres://")):
-        from shoe.floor.errors import redact_url
-
-        raise ConfigError("floor.url", f"{_show(redact_url(raw))} is not a postgresql:// URL", fix)
-    return raw
 
 
 def _backs(raw: object) -> tuple[str, ...]:

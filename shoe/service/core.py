@@ -27,6 +27,7 @@ from drivers.errors import ShoeError
 from drivers.transport import Transport, open_transport, redact_port
 from shoe import present
 from shoe.hands import tables as hand_tables
+from shoe.journal import JournalDataError
 from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import ErrorKind, Role, ServiceError, from_shoe
@@ -44,6 +45,8 @@ log = structlog.get_logger("shoe.service")
 GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun.game: StudRun}
 STOP, KILL = "__stop__", "__kill__"
 READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
+PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread (issue 13)
+APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.approvals)
 TICK_S = 0.25
 
 
@@ -120,6 +123,11 @@ class TableService:
                     owner.after()
                 elif item is not None and item.action == READ_COUNTERS:
                     _read_counters(owner, item)
+                elif item is not None and item.action == PEOPLE:
+                    _journal_people(owner, item)
+                elif item is not None and item.action == APPROVAL:
+                    owner.approvals.decide(owner, item)
+                    owner.after()
                 elif item is not None and item.action in (STOP, KILL):
                     owner.shutdown(clean=item.action == STOP)
                     item.future.set_result({})
@@ -169,7 +177,13 @@ class TableService:
 
     # -- commands ----------------------------------------------------------------------------------
 
-    def submit(self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role) -> dict[str, Any]:
+    def submit(
+        self,
+        action: str,
+        params: Mapping[str, Any] | msgspec.Struct | None,
+        role: Role,
+        by: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
         """Run ``action`` on the owner thread; return its accepted record, secrecy-filtered.
 
         ``params`` is the action's request (``shoe.service.requests``), or a mapping converted to it with
@@ -177,7 +191,24 @@ class TableService:
         """
         request = params if isinstance(params, msgspec.Struct) else dict(params or {})
         timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
-        return self._on_owner(Command(action, request, role, Future()), timeout)
+        return self._on_owner(Command(action, request, role, Future(), by), timeout)
+
+    def decide_approval(
+        self, request_id: str, approve: bool, by: Mapping[str, str] | None, staff_roles: frozenset[str]
+    ) -> dict[str, Any]:
+        """A person (``by``, holding the employee roles ``staff_roles``) approves or rejects a waiting step;
+        approved, the step runs now and its reply is ``result`` (shoe.service.approvals)."""
+        params = {"request_id": request_id, "approve": approve, "staff_roles": sorted(staff_roles)}
+        timeout = self.config.submit_timeout + self.config.timeouts.scan
+        return self._on_owner(Command(APPROVAL, params, None, Future(), by), timeout)
+
+    def approvals_view(self) -> list[dict[str, Any]]:
+        """The waiting requests, then the last decided ones (a copy the owner thread published)."""
+        return copy.deepcopy(self._owner.approvals.shown)
+
+    def journal_people(self, data: Mapping[str, Any], by: Mapping[str, str] | None) -> None:
+        """Append one ``people`` entry (shoe.people.desk) on the owner thread; durable on return, or raises."""
+        self._on_owner(Command(PEOPLE, dict(data), None, Future(), by), self.config.submit_timeout)
 
     def shoe_counters(self) -> dict[str, Any]:
         """The shoe's lifetime counters (COUNTERS, protocols/SPEC.md §3), asked of the shoe now by the owner
@@ -296,3 +327,23 @@ def _read_counters(owner: Owner, cmd: Command) -> None:
     figures = public_view("shoe-counters-figures", present.counters(counters))  # only its declared fields
     answer = {"shoe": owner.supervisor.shoe_serial(), "read_at": read_at, "counters": figures}
     cmd.future.set_result(public_view("shoe-counters", answer))
+
+
+def _journal_people(owner: Owner, item: Command) -> None:
+    """A ``people`` entry, between two items: the people desk stores its change only once this returned."""
+    if not item.future.set_running_or_notify_cancel():
+        return
+    assert isinstance(item.params, Mapping)
+    owner.sink.by = item.by
+    try:
+        owner.desk.append("people", dict(item.params), None)
+    except JournalDataError as exc:  # checked before writing: nothing was written (a bug of the people desk)
+        item.future.set_exception(ServiceError("internal", str(exc), kind=ErrorKind.INTERNAL))
+        return
+    except Exception as exc:  # a failed write: refused, then the owner loop recovers (or the service stops)
+        item.future.set_exception(ServiceError(
+            "journal-error", "the change was not journaled, so it was not made", kind=ErrorKind.UNAVAILABLE))
+        raise exc from None
+    finally:
+        owner.sink.by = None
+    item.future.set_result({})

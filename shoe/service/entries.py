@@ -27,9 +27,11 @@ from typing import Any, Union
 import msgspec
 
 from shoe.journal import JournalDataError
+from shoe.service import approvals_payloads as ap
 from shoe.service import deck_payloads as dp
 from shoe.service import integrity_payloads as ip
 from shoe.service import payloads as p
+from shoe.service import people_payloads as pp
 from shoe.service.codec import CodecError, decode_record
 from shoe.service.codec import tag_of as record_tag
 from shoe.service.payloads import (
@@ -71,6 +73,8 @@ class EntryKind(StrEnum):
     FAULT = "fault"  # a shoe fault raised or cleared, an alarm
     TECHNICIAN = "technician"  # maintenance between rounds
     DECK = "deck"  # a deck loaded, checked, released (the deck cycle, shoe.service.deck)
+    PEOPLE = "people"  # employees managed, signed in and out, refused (issue 13, docs/people.md)
+    APPROVAL = "approval"  # a step awaiting a second person's approval, and its fate (issue 13)
 
 
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
@@ -85,6 +89,8 @@ _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
     EntryKind.FAULT: ("event", (p.FaultRaised, p.FaultCleared, p.Alarm)),
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
     EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased)),
+    EntryKind.PEOPLE: ("action", pp.PEOPLE_PAYLOADS),
+    EntryKind.APPROVAL: ("action", ap.APPROVAL_PAYLOADS),
 }  # fmt: skip
 _PLAIN: Mapping[EntryKind, tuple[tuple[str | None, type[Payload]], ...]] = {
     EntryKind.ROUND_CLOSED: ((None, p.RoundClosed),),

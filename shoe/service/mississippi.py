@@ -26,6 +26,7 @@ from shoe.rules.mississippi import (
     new_round,
     replay,
 )
+from shoe.rules.mississippi.records import SeatSettlement
 from shoe.rules.mississippi.states import TERMINAL
 from shoe.rules.profiles import Irregularity, MississippiProfile, get_profile
 from shoe.service import requests as rq
@@ -47,6 +48,8 @@ class MississippiRun(RoundRun):
     def __init__(self, round_id: str, opened: Mapping[str, Any], r: MississippiRound) -> None:
         super().__init__(round_id, opened)
         self.r = r
+        self.hold: Callable[[SeatSettlement], dict[str, Any] | None] | None = None
+        """Set by the approvals desk for an employee's settle: a reply when the next seat's payout must wait."""
 
     @classmethod
     def open(cls, round_id: str, request: rq.OpenRound, desk: Desk) -> tuple[MississippiRun, dict[str, Any]]:
@@ -283,8 +286,11 @@ class MississippiRun(RoundRun):
 
     def _settle(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
         self.r.verify_settle_next()
-        lines = []
+        lines: list[dict[str, Any] | None] = []
         while self.r.state is RoundState.SETTLEMENT:
+            held = self.hold(self.r.preview_next()) if self.hold is not None else None
+            if held is not None:  # a payout awaits a floorperson's approval (shoe.service.approvals)
+                return {"lines": lines, **held}
             record = self.r.settle_next()
             self.record(desk, "settlement", record, seat=record.seat)
             lines.append(public_record(encode_record(record)))

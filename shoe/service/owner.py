@@ -41,6 +41,7 @@ from shoe import present as render
 from shoe.journal import JournalError
 from shoe.rules.profiles import Irregularity
 from shoe.service import memory
+from shoe.service.approvals import Approvals
 from shoe.service.config import ServiceConfig
 from shoe.service.deck import DeckCycle
 from shoe.service.desk import RoundDesk
@@ -66,6 +67,7 @@ class Command:
     params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.requests, or a mapping to convert
     role: Any
     future: Future[dict[str, Any]]
+    by: Mapping[str, str] | None = None  # the employee who asked (issue 13): named by every entry it causes
 
 
 class Owner:
@@ -95,6 +97,7 @@ class Owner:
         self.desk.deck_gate = self.deck.for_round
         self.integrity = Integrity(config.verify, self.sink, self.supervisor)  # program and firmware (issue 17)
         self.floor_watch = FloorWatch(self.supervisor)  # the floor's refusal, journaled here (issue 14)
+        self.approvals = Approvals()  # steps awaiting a second person (issue 13)
 
     def _round(self) -> RoundRun | None:
         return self.desk.run

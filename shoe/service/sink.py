@@ -51,6 +51,8 @@ class JournalSink:
         self._appends = 0  # append() calls so far, and their number when the item in hand began
         self._appends_before_item = 0
         self._checkpointed = (0, time.monotonic())  # (appends, when) at the last checkpoint
+        self.by: Mapping[str, str] | None = None
+        """The employee whose command is in hand (issue 13): every entry appended meanwhile names them (``by``)."""
         self.observers: list[Observer] = []
         """Parts whose state follows the journal (the deck): each applies an entry once it is committed and
         returns the public events the change makes (published with the entry)."""
@@ -68,6 +70,8 @@ class JournalSink:
     def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int:
         if self.journal is None:
             raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
+        if self.by is not None and "by" not in data:
+            data = {**data, "by": dict(self.by)}
         check_entry(kind, data)  # the entry fits its kind's typed payload, or JournalDataError and nothing written
         self._appends += 1
         entry = self.journal.append(kind, data, round_id=round_id)

@@ -249,9 +249,12 @@ _DECK_CHECK = {name: ALWAYS for name in ("ok", "count", "back", "missing", "extr
                                          "unreadable", "checked_faces", "problems", "who")}  # fmt: skip
 """A deck check's fields (the ``deck`` entry and the deck view's ``check``): counts, faces of a refused deck."""
 
+_BY = {"by": ALWAYS}
+"""The employee an entry names (issue 13): on every kind, shown to every role (an id and a name)."""
+
 PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
     {
-        EntryKind.ROUND_OPENED: _v(
+        EntryKind.ROUND_OPENED: _v(**_BY,
             game=ALWAYS,
             jurisdiction=ALWAYS,
             table=ALWAYS,
@@ -262,8 +265,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             records=NEVER,
             deck=ALWAYS,  # the deck's number and back design: no card
         ),
-        EntryKind.ROUND_CLOSED: _v(outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
-        EntryKind.CARD: _v(
+        EntryKind.ROUND_CLOSED: _v(**_BY, outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
+        EntryKind.CARD: _v(**_BY,
             card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_entry_face_up),
             target=ALWAYS,
             seat=ALWAYS,
@@ -278,7 +281,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             record=NEVER,
             known_dispense_id=NEVER,
         ),
-        EntryKind.DECISION: _v(
+        EntryKind.DECISION: _v(**_BY,
             action=ALWAYS,
             face=ALWAYS,  # stud's stack-for-seat: which way up the card will be dealt, not the card
             street=ALWAYS,
@@ -293,10 +296,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             source=ALWAYS,
             record=_RECORD,
         ),
-        EntryKind.REVEAL: _v(
+        EntryKind.REVEAL: _v(**_BY,
             index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=_revealed), source=NEVER, record=NEVER
         ),
-        EntryKind.SETTLEMENT: _v(
+        EntryKind.SETTLEMENT: _v(**_BY,
             seat=ALWAYS,
             record=_RECORD,  # Mississippi: one seat, settled now
             awards=ALWAYS,
@@ -305,10 +308,10 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             pot=NEVER,
             records=NEVER,
         ),
-        EntryKind.IRREGULARITY: _v(
+        EntryKind.IRREGULARITY: _v(**_BY,
             action=ALWAYS, cause=TEXT, detail=TEXT, returned=ALWAYS, known_dispense_id=ALWAYS, record=_RECORD
         ),
-        EntryKind.LINK: _v(
+        EntryKind.LINK: _v(**_BY,
             event=ALWAYS,
             reason=TEXT,
             attempts=ALWAYS,
@@ -330,7 +333,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             **_POSITION,
             **_FIRMWARE,
         ),
-        EntryKind.FAULT: _v(
+        EntryKind.FAULT: _v(**_BY,
             event=ALWAYS,
             code=ALWAYS,
             dispense_id=ALWAYS,
@@ -340,7 +343,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             unjournaled=ALWAYS,
             **_POSITION,
         ),
-        EntryKind.TECHNICIAN: _v(
+        EntryKind.TECHNICIAN: _v(**_BY,
             action=ALWAYS,
             ok=ALWAYS,
             checked=ALWAYS,
@@ -354,11 +357,19 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             acknowledged=ALWAYS,  # clear-fault: the alarm it acknowledged
             cards=NEVER,
         ),
-        EntryKind.SERVICE: _v(event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION, program=ALWAYS, detail=TEXT,
-                              **_PROGRAM),
+        EntryKind.SERVICE: _v(**_BY, event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION, program=ALWAYS,
+                              detail=TEXT, **_PROGRAM),
         # The deck cycle: a deck check's faces name cards of a deck that failed and is never dealt from (an
         # accepted deck has none to name), in card order: never the load order (SPEC §9, §11).
-        EntryKind.DECK: _v(**_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS),
+        EntryKind.DECK: _v(**_BY, **_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS),
+        # Who did what (issue 13): ids, names, roles and reasons; no payload has a credential to show.
+        EntryKind.PEOPLE: _v(**_BY, action=ALWAYS, employee_id=ALWAYS, name=ALWAYS, roles=ALWAYS, unlocked=ALWAYS,
+                             token_id=ALWAYS, label=TEXT, session_id=ALWAYS, reason=ALWAYS, failures=ALWAYS,
+                             credential=ALWAYS),
+        # An approval's detail holds only what its step already shows (shoe/service/approvals_payloads.py).
+        EntryKind.APPROVAL: _v(**_BY, action=ALWAYS, request_id=ALWAYS, kind=ALWAYS, step=ALWAYS, needs=ALWAYS,
+                               seat=ALWAYS, detail=ALWAYS, rule=ALWAYS, requested_by=ALWAYS, reason=ALWAYS,
+                               cause=ALWAYS),
     }
 )
 """Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""

@@ -20,7 +20,8 @@ from shoe.service.registry import ACTIONS, BY_NAME, GAMES, Scope, callable_now
 
 
 def test_every_action_has_one_route_and_every_action_route_one_action() -> None:
-    posts = {(r.method, r.path): r for r in ROUTES if r.method == "POST"}
+    # the people routes (sign-in, employees: shoe/api/people_routes.py) are the API's own, not service actions
+    posts = {(r.method, r.path): r for r in ROUTES if r.method == "POST" and r.tag != "people"}
     by_action = {r.action: r for r in ROUTES if r.action is not None}
     for action in ACTIONS:
         route = by_action.get(action.name)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -37,6 +38,13 @@ def host_main(argv: Sequence[str] | None = None, stdin: IO[str] | None = None) -
             try:
                 if "load" in cmd:
                     shoe.load(cmd["load"])
+                    reply = {"ok": True}
+                elif "smudge" in cmd:  # cards (1-based, of the loaded deck) become unreadable, after its check
+                    with shoe._cond:
+                        mech = shoe._mech
+                        for i, card in enumerate(mech.deck):
+                            if card.number in cmd["smudge"]:
+                                mech.deck[i] = dataclasses.replace(card, unreadable=True)
                     reply = {"ok": True}
                 else:
                     stats = shoe.stats

@@ -29,10 +29,12 @@ from protocols.codes import FaultCode, ReadStatus
 from shoe.journal import Entry, Journal, JournalDataError
 from shoe.service import ServiceConfig, TableService
 from shoe.service import entries as en
+from shoe.service.approvals_payloads import ApprovalAction
 from shoe.service.codec import tagged_types
 from shoe.service.deck_payloads import DeckEvent
 from shoe.service.entries import EntryKind, check_entry, known_dispense_id, payload_types
 from shoe.service.payloads import CardEntry
+from shoe.service.people_payloads import PeopleAction
 from shoe.service.recovery import scan_journal
 from shoe.service.visibility import PAYLOADS
 from tests.journal.fixtures.make_release_journal import Shift
@@ -48,7 +50,7 @@ OPEN = {
     "seats": [{"seat": 1, "ante": 1000}, {"seat": 2, "ante": 500}],
 }
 SUBS = (en.DecisionAction, en.IrregularityAction, en.LinkEvent, en.FaultEvent, en.TechnicianAction, en.ServiceEvent,
-        DeckEvent)  # fmt: skip
+        DeckEvent, PeopleAction, ApprovalAction)  # fmt: skip
 
 
 def _key(entry: Entry) -> tuple[str, str | None]:
@@ -92,7 +94,8 @@ def _copy(path: Path, tmp_path: Path) -> Path:
 def test_every_entry_of_the_first_release_fits_its_type(tmp_path: Path) -> None:
     with Journal.open(_copy(RELEASE, tmp_path)) as journal:
         seen = _check_all(journal.entries())
-    assert {kind for kind, _ in seen} == set(EntryKind) - {EntryKind.FAULT, EntryKind.DECK}  # no fault, no deck cycle
+    assert {kind for kind, _ in seen} == set(EntryKind) - {EntryKind.FAULT, EntryKind.DECK, EntryKind.PEOPLE,
+                                                     EntryKind.APPROVAL}
 
 
 @pytest.fixture(scope="module")
@@ -334,7 +337,7 @@ def test_every_kind_and_sub_action_the_service_writes_is_in_the_enums() -> None:
 
 def test_each_sub_action_enum_has_exactly_one_payload_type() -> None:
     types = payload_types()
-    kinds = ("decision", "irregularity", "link", "fault", "technician", "service", "deck")
+    kinds = ("decision", "irregularity", "link", "fault", "technician", "service", "deck", "people", "approval")
     for enum, kind in zip(SUBS, kinds, strict=True):
         assert {s for k, s in types if k == kind} == {m.value for m in enum}, kind
     assert {k for k, _ in types} == set(EntryKind)

@@ -35,7 +35,7 @@ def test_the_owner_is_composed_of_parts_not_mixins() -> None:
         and isinstance(node.ctx, ast.Store)
     }  # fmt: skip
     assert owner_attributes == {"config", "metrics", "games", "inbox", "deferred", "stopping", "shown", "sink",
-                                "supervisor", "desk", "deck", "integrity", "floor_watch"}  # fmt: skip
+                                "supervisor", "desk", "deck", "integrity", "floor_watch", "approvals"}  # fmt: skip
 
 
 def test_the_service_knows_no_http_status() -> None:

@@ -154,6 +154,7 @@ class MississippiRound:
     can_forfeit_information_sharing = can(Streets.verify_forfeit_information_sharing)
 
     settle_next = forward("_settling", Settling.settle_next)
+    preview_next = forward("_settling", Settling.preview_next)
     verify_settle_next = forward("_settling", Settling.verify_settle_next)
     can_settle_next = can(Settling.verify_settle_next)
     record_table_system = forward("_settling", Settling.record_table_system)

@@ -65,6 +65,16 @@ class Settling:
 
     def settle_next(self) -> SeatSettlement:
         """Settle the next seat (descending): base wagers, then Progressive, Envy, Three Card, Five Card."""
+        record = self.preview_next()
+        self._core.book.seats[record.seat].settlement = record
+        self._core.commit(record, "settle")
+        self._core.finish_if_done()
+        return record
+
+    def preview_next(self) -> SeatSettlement:
+        """The settlement ``settle_next`` would make now, changing nothing: a payout a floorperson must
+        validate first (PA 655a.11(i)(4)(i)(C), (iii)(B): ``SideResult.requires_floorperson``) is seen
+        before it is settled."""
         self.verify_settle_next()
         seat = self.next_to_settle
         assert seat is not None  # the machine is in SETTLEMENT only while a seat is pending
@@ -91,9 +101,6 @@ class Settling:
             side=self._side_results(entry, hand),
             rule=self._core.rules.settlement,
         )
-        entry.settlement = record
-        self._core.commit(record, "settle")
-        self._core.finish_if_done()
         return record
 
     def _side_results(self, entry: SeatLedger, hand: HandValue) -> tuple[SideResult, ...]:

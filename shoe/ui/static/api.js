@@ -24,6 +24,12 @@ export function token() {
   return sessionStorage.getItem(storeKey);
 }
 
+/** Keep a token for this tab (a sign-in session's), or forget it (null): people.js signs in and out. */
+export function setToken(value) {
+  if (value) sessionStorage.setItem(storeKey, value);
+  else sessionStorage.removeItem(storeKey);
+}
+
 export function authHeaders() {
   const t = token();
   return t ? { Authorization: `Bearer ${t}` } : {};

@@ -8,6 +8,7 @@
 // done from a stale screen. The view is re-read after each action and on every event.
 
 import { api, ApiError, authHeaders, askToken, initToken, withAuth } from "./api.js";
+import { mountApprovals, mountStaff } from "./people.js";
 import { EventFeed } from "./events.js";
 import { statusChaser } from "./status.js";
 import { back, card, cents, h, handName, money, placeholder, streetName } from "./cards.js";
@@ -117,6 +118,9 @@ function noteFirstToAct() {
   if (!(key in S.firstToAct)) S.firstToAct[key] = v.to_act;
 }
 
+mountStaff(document.getElementById("staff"), () => { refreshRound(); refreshDeck(); });
+const pollApprovals = mountApprovals(document.getElementById("approvals"), () => { refreshRound(); refreshDeck(); });
+
 const feed = new EventFeed({
   headers: authHeaders,
   resumeFrom: async () => {
@@ -128,6 +132,7 @@ const feed = new EventFeed({
   onState: (state) => { S.feed = state; render(); },
   onEvent: (type, event) => {
     remember(type, event);
+    pollApprovals();
     if (type === "stack-for-seat") S.stackSeat = event.seat ?? null;
     if (type === "round-paused") S.pause = event;
     if (type === "round-resumed") S.pause = null;
@@ -162,7 +167,8 @@ function describe(type, e) {
 function remember(type, event) {
   const text = event.round_id ? describe(type, event) : null;
   if (!text || S.history.some((x) => x.cursor === event.cursor)) return;
-  S.history.unshift({ cursor: event.cursor, round: event.round_id, text });
+  const by = event.by && event.by.name ? ` · ${event.by.name}` : ""; // who did it (issue 13)
+  S.history.unshift({ cursor: event.cursor, round: event.round_id, text: text + by });
   S.history.length = Math.min(S.history.length, 30);
 }
 

@@ -9,8 +9,11 @@ import { EventFeed } from "./events.js";
 import { statusChaser } from "./status.js";
 import { clock, h, money } from "./cards.js";
 import { deckRows, problems, readDeck } from "./deck.js";
+import { mountApprovals, mountStaff } from "./people.js";
 
 initToken("technician");
+mountStaff(document.getElementById("staff"), () => {});
+mountApprovals(document.getElementById("approvals"), () => {}); // a technician confirms a hand-entered card here
 
 const RECENT = 60;
 const $ = (id) => document.getElementById(id);

@@ -1,0 +1,370 @@
+"""``People``: employees, their PINs and tokens, sign-in; every change journaled before it is stored.
+
+Each change builds its ``people`` journal entry (shoe/service/people_payloads.py: never a PIN, a
+token or its digest, nor a badge), hands it to ``journal`` (the service appends it on its owner
+thread, durable on return), and only then writes the store: when the journal refuses, nothing
+changed (journal before state, docs/journal.md). Refusals that matter to an audit are journaled too:
+a wrong PIN, the lockout after ``pin_tries`` wrong PINs in a row, a disabled employee, a token of a
+disabled or removed employee or a revoked one (at most once a minute per credential, so that a
+client retrying a dead token cannot flood the journal).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from shoe.people import credentials as cr
+from shoe.people.errors import PeopleError
+from shoe.people.sessions import Sessions
+from shoe.people.store import ROLES, Employee, PeopleStore
+
+__all__ = ["Journal", "People", "Signed"]
+
+Journal = Callable[[dict[str, Any], Mapping[str, str] | None], None]
+"""``(data, by)``: append one ``people`` entry (``by``: who did it), or raise and nothing is written."""
+REFUSAL_EVERY_S = 60.0
+FIX_LOCK = "a floorperson or technician resets the PIN: shoectl users reset-pin ID"
+
+
+@dataclass(frozen=True)
+class Signed:
+    """A sign-in: the session token (shown once, to the display) and who signed in."""
+
+    token: str
+    session_id: str
+    employee: Employee
+
+
+class People:
+    def __init__(
+        self,
+        store: PeopleStore,
+        journal: Journal,
+        *,
+        idle_s: float = 900.0,
+        pin_tries: int = 5,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.journal = journal
+        self.pin_tries = pin_tries
+        self.sessions = Sessions(idle_s, clock)
+        self._clock = clock
+        self._lock = threading.Lock()  # one change at a time: checked, journaled, stored
+        self._refusals: dict[str, float] = {}
+
+    # -- managing employees ------------------------------------------------------------------------
+
+    def add(
+        self,
+        employee_id: str,
+        name: str,
+        roles: Iterable[str],
+        *,
+        badge: str | None,
+        pin: str | None,
+        by: Mapping[str, str] | None,
+    ) -> Employee:
+        roles = tuple(dict.fromkeys(roles))
+        _check_id(employee_id)
+        if not cr.NAME.fullmatch(name):
+            raise PeopleError("bad-request", "name: 1-64 letters, digits, spaces or .,'_-", 400)
+        unknown = [r for r in roles if r not in ROLES]
+        if not roles or unknown:
+            raise PeopleError("bad-request", f"roles: give one or more of {', '.join(ROLES)}", 400)
+        if (badge is None) != (pin is None):
+            raise PeopleError(
+                "incomplete-credential", "give a badge and a PIN together, or neither (a service account)", 400
+            )
+        if badge is not None and not cr.BADGE.fullmatch(badge):
+            raise PeopleError("bad-request", "badge: 1-32 letters, digits or '-'", 400)
+        if pin is not None:
+            _check_pin(pin)
+        with self._lock:
+            if self.store.get(employee_id) is not None:
+                raise PeopleError(
+                    "employee-exists", f"employee {employee_id!r} exists (or was removed)", 409, "choose another id"
+                )
+            if badge is not None and self.store.by_badge(badge) is not None:
+                raise PeopleError("badge-taken", f"badge {badge!r} belongs to another employee", 409)
+            employee = Employee(
+                employee_id, name, roles, badge, cr.hash_pin(pin) if pin else None, True, False, 0, False
+            )
+            self.journal(
+                {"action": "employee-added", "employee_id": employee_id, "name": name, "roles": list(roles)}, by
+            )
+            self.store.add(employee)
+        return employee
+
+    def get(self, employee_id: str) -> Employee:
+        employee = self.store.get(employee_id)
+        if employee is None or employee.removed:
+            raise PeopleError("unknown-employee", f"no employee {employee_id!r}", 404, "shoectl users list")
+        return employee
+
+    def set_enabled(self, employee_id: str, enabled: bool, by: Mapping[str, str] | None) -> Employee:
+        with self._lock:
+            employee = self.get(employee_id)
+            action = "employee-enabled" if enabled else "employee-disabled"
+            self.journal({"action": action, "employee_id": employee.id, "name": employee.name}, by)
+            self.store.update(employee.id, enabled=int(enabled))
+        if not enabled:
+            self._end_sessions(employee, "disabled")
+        return replace(employee, enabled=enabled)
+
+    def remove(self, employee_id: str, by: Mapping[str, str] | None) -> None:
+        with self._lock:
+            employee = self.get(employee_id)
+            self.journal({"action": "employee-removed", "employee_id": employee.id, "name": employee.name}, by)
+            self.store.update(employee.id, removed=1, enabled=0, badge=None)
+        self._end_sessions(employee, "removed")
+
+    def reset_pin(self, employee_id: str, pin: str, by: Mapping[str, str] | None) -> Employee:
+        """A new PIN; it also lifts a lockout (PA 655a.11 puts the floorperson over the table's staff)."""
+        _check_pin(pin)
+        with self._lock:
+            employee = self.get(employee_id)
+            if employee.badge is None:
+                raise PeopleError("no-badge", f"{employee_id!r} is a service account: it has tokens, no PIN", 409)
+            self.journal(
+                {"action": "pin-reset", "employee_id": employee.id, "name": employee.name, "unlocked": employee.locked},
+                by,
+            )
+            self.store.update(employee.id, pin_hash=cr.hash_pin(pin), failures=0, locked=0)
+        return replace(employee, failures=0, locked=False)
+
+    def issue_token(self, employee_id: str, label: str, by: Mapping[str, str] | None) -> tuple[str, str]:
+        """A new API token for ``employee_id``: ``(token id, token)``; the token is shown this once."""
+        if not cr.NAME.fullmatch(label):
+            raise PeopleError("bad-request", "label: 1-64 letters, digits, spaces or .,'_-", 400)
+        with self._lock:
+            employee = self.get(employee_id)
+            token, token_id = cr.new_token(cr.API_PREFIX), "t-" + secrets.token_hex(4)
+            self.journal(
+                {
+                    "action": "token-issued",
+                    "employee_id": employee.id,
+                    "name": employee.name,
+                    "token_id": token_id,
+                    "label": label,
+                },
+                by,
+            )
+            self.store.add_token(token_id, employee.id, cr.digest(token), label)
+        return token_id, token
+
+    def revoke_token(self, token_id: str, by: Mapping[str, str] | None) -> None:
+        with self._lock:
+            row = self.store.token_by_id(token_id)
+            if row is None:
+                raise PeopleError("unknown-token", f"no token {token_id!r}", 404, "shoectl users tokens ID lists them")
+            if row.revoked:
+                raise PeopleError("token-revoked", f"token {token_id!r} is already revoked", 409)
+            self.journal({"action": "token-revoked", "employee_id": row.employee_id, "token_id": token_id}, by)
+            self.store.revoke_token(token_id)
+
+    # -- signing in and out ------------------------------------------------------------------------
+
+    def sign_in(self, badge: str, pin: str) -> Signed:
+        """Badge + PIN to a session. Wrong PINs count; ``pin_tries`` in a row lock the badge."""
+        self.sweep()  # sessions that idled out since are journaled first
+        with self._lock:
+            employee = self.store.by_badge(badge) if cr.BADGE.fullmatch(badge) else None
+            if employee is None or employee.pin_hash is None:
+                cr.burn_time(pin)
+                self._refused(None, "unknown-badge")
+                raise PeopleError("wrong-credentials", "badge or PIN not recognised", 401, "try again")
+            if employee.locked:
+                self._refused(employee, "locked")
+                raise PeopleError(
+                    "locked-out", f"{employee.name} is locked after {self.pin_tries} wrong PINs", 403, FIX_LOCK
+                )
+            if not cr.verify_pin(pin, employee.pin_hash):
+                failures = employee.failures + 1
+                self._refused(employee, "wrong-pin", failures)
+                if failures >= self.pin_tries:
+                    self.journal(
+                        {
+                            "action": "locked-out",
+                            "employee_id": employee.id,
+                            "name": employee.name,
+                            "failures": failures,
+                        },
+                        None,
+                    )
+                    self.store.update(employee.id, failures=failures, locked=1)
+                    raise PeopleError("locked-out", f"{failures} wrong PINs: {employee.name} is locked", 403, FIX_LOCK)
+                self.store.update(employee.id, failures=failures)
+                left = self.pin_tries - failures
+                raise PeopleError("wrong-credentials", f"badge or PIN not recognised ({left} tries left)", 401)
+            if not employee.enabled:
+                self._refused(employee, "disabled")
+                raise PeopleError(
+                    "employee-disabled",
+                    f"{employee.name} is disabled",
+                    403,
+                    "a floorperson or technician enables the employee",
+                )
+            token, session = self.sessions.open(employee.id)
+            try:
+                self.journal(
+                    {
+                        "action": "signed-in",
+                        "employee_id": employee.id,
+                        "name": employee.name,
+                        "session_id": session.id,
+                    },
+                    employee.actor(),
+                )
+            except BaseException:
+                self.sessions.close(token)
+                raise
+            if employee.failures:
+                self.store.update(employee.id, failures=0)
+        return Signed(token, session.id, employee)
+
+    def sign_out(self, token: str) -> Employee:
+        session = self.sessions.close(token)
+        if session is None:
+            raise PeopleError("unauthorized", "that session has ended already", 401)
+        employee = self.get_any(session.employee_id)
+        self.journal(
+            {
+                "action": "signed-out",
+                "employee_id": employee.id,
+                "name": employee.name,
+                "session_id": session.id,
+                "reason": "sign-out",
+            },
+            employee.actor(),
+        )
+        return employee
+
+    def get_any(self, employee_id: str) -> Employee:
+        employee = self.store.get(employee_id)
+        if employee is None:  # pragma: no cover - rows are never deleted
+            raise PeopleError("unknown-employee", f"no employee {employee_id!r}", 404)
+        return employee
+
+    def resolve(self, token: str) -> Employee:
+        """The enabled employee a session or API token stands for; ``PeopleError`` (401) otherwise."""
+        if token.startswith(cr.SESSION_PREFIX):
+            session, expired = self.sessions.find(token)
+            if session is None:
+                raise PeopleError("unauthorized", "no such session (signed out, or shoed restarted): sign in", 401)
+            employee = self.get_any(session.employee_id)
+            if expired:
+                self.journal(
+                    {
+                        "action": "signed-out",
+                        "employee_id": employee.id,
+                        "name": employee.name,
+                        "session_id": session.id,
+                        "reason": "idle",
+                    },
+                    None,
+                )
+                raise PeopleError("unauthorized", f"signed out after {self.sessions.idle_s:g} s idle: sign in", 401)
+            return self._usable(employee, session.id, token)
+        row = self.store.token(cr.digest(token))
+        if row is None:
+            raise PeopleError("unauthorized", "unknown bearer token", 401)
+        employee = self.get_any(row.employee_id)
+        if row.revoked:
+            self._token_refused(employee, row.id, "revoked", token)
+            raise PeopleError("unauthorized", f"token {row.id} was revoked", 401)
+        return self._usable(employee, row.id, token)
+
+    def known(self, token: str) -> bool:
+        """Whether ``token`` is a live session or an unrevoked token of an enabled employee (journals nothing)."""
+        if token.startswith(cr.SESSION_PREFIX):
+            return self.sessions.peek(token)
+        row = self.store.token(cr.digest(token))
+        employee = None if row is None or row.revoked else self.store.get(row.employee_id)
+        return employee is not None and employee.enabled and not employee.removed
+
+    def _usable(self, employee: Employee, credential: str, token: str) -> Employee:
+        reason = "removed" if employee.removed else None if employee.enabled else "disabled"
+        if reason is None:
+            return employee
+        self._token_refused(employee, credential, reason, token)
+        raise PeopleError("unauthorized", f"the account of {employee.name} is {reason}", 401)
+
+    def sweep(self) -> int:
+        """Journal the sessions that idled out (called now and then): how many ended."""
+        ended = self.sessions.expired()
+        for session in ended:
+            employee = self.get_any(session.employee_id)
+            self.journal(
+                {
+                    "action": "signed-out",
+                    "employee_id": employee.id,
+                    "name": employee.name,
+                    "session_id": session.id,
+                    "reason": "idle",
+                },
+                None,
+            )
+        return len(ended)
+
+    # -- journaled refusals ------------------------------------------------------------------------
+
+    def _refused(self, employee: Employee | None, reason: str, failures: int | None = None) -> None:
+        self.journal(
+            {
+                "action": "sign-in-refused",
+                "employee_id": employee.id if employee else None,
+                "name": employee.name if employee else None,
+                "reason": reason,
+                "failures": failures,
+            },
+            None,
+        )
+
+    def _token_refused(self, employee: Employee, credential: str, reason: str, token: str) -> None:
+        key, now = cr.digest(token) + reason, self._clock()
+        if now - self._refusals.get(key, -REFUSAL_EVERY_S - 1) < REFUSAL_EVERY_S:
+            return
+        self._refusals[key] = now
+        if len(self._refusals) > 1024:
+            self._refusals = {k: t for k, t in self._refusals.items() if now - t < REFUSAL_EVERY_S}
+        self.journal(
+            {
+                "action": "token-refused",
+                "employee_id": employee.id,
+                "name": employee.name,
+                "credential": credential,
+                "reason": reason,
+            },
+            None,
+        )
+
+    def _end_sessions(self, employee: Employee, reason: str) -> None:
+        for session in self.sessions.close_employee(employee.id):
+            self.journal(
+                {
+                    "action": "signed-out",
+                    "employee_id": employee.id,
+                    "name": employee.name,
+                    "session_id": session.id,
+                    "reason": reason,
+                },
+                None,
+            )
+
+
+def _check_id(employee_id: str) -> None:
+    if not cr.EMPLOYEE_ID.fullmatch(employee_id):
+        raise PeopleError(
+            "bad-request", "id: 1-32 letters, digits, '.', '_' or '-', starting with a letter or digit", 400
+        )
+
+
+def _check_pin(pin: str) -> None:
+    if not cr.PIN.fullmatch(pin):
+        raise PeopleError("bad-request", "PIN: 4-12 digits", 400)

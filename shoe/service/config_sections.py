@@ -1,0 +1,44 @@
+"""The ``[floor]`` and ``[people]`` sections of shoed's configuration (docs/service.md): each value checked,
+a ConfigError naming its key otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from shoe.service.config_values import MAX_PATH, ConfigError, seconds_value, show_value, text_value
+
+__all__ = ["floor_url", "people"]
+
+
+def floor_url(raw: object) -> str | None:
+    """``[floor] url``: a libpq connection URL (several hosts allowed); absent: the table ships nothing."""
+    if raw is None:
+        return None
+    fix = 'use e.g. url = "postgresql://shipper@db1,db2/floor?target_session_attrs=read-write" (docs/floor.md)'
+    if text_value("floor.url", raw, MAX_PATH) is None or not isinstance(raw, str):
+        raise ConfigError("floor.url", "is not a connection URL (1-4096 printable characters)", fix)
+    if not raw.startswith(("postgresql://", "postgres://")):
+        from shoe.floor.errors import redact_url
+
+        raise ConfigError("floor.url", f"{show_value(redact_url(raw))} is not a postgresql:// URL", fix)
+    return raw
+
+
+def people(raw: Mapping[str, Any], config_path: Path | None) -> dict[str, Any]:
+    """``[people]`` (issue 13, docs/people.md): the store's path, the idle sign-out, the PIN lockout."""
+    out: dict[str, Any] = {"session_idle": seconds_value("people.session_idle", raw.get("session_idle", 900.0),
+                                                   high=86400.0)}  # fmt: skip
+    tries = raw.get("pin_tries", 5)
+    if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= 20:
+        raise ConfigError("people.pin_tries", f"{show_value(tries)} is not a whole number 1-20", "use e.g. 5")
+    out["pin_tries"] = tries
+    if "path" in raw:
+        where = raw["path"]
+        if text_value("people.path", where, MAX_PATH) is None or not isinstance(where, str):
+            fix = "use e.g. /var/lib/shoed/people.sqlite"
+            raise ConfigError("people.path", f"{show_value(where)} is not a file path", fix)
+        people = Path(where).expanduser()
+        out["people_path"] = people if people.is_absolute() or config_path is None else config_path.parent / people
+    return out
