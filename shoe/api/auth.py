@@ -48,6 +48,8 @@ SERVICE_ROLES: Mapping[str, Role] = {
     "observer": Role.OBSERVER,
 }
 """The service role each employee role acts as on the action routes."""
+PERSONAL: frozenset[Role] = frozenset({Role.DEALER, Role.TECHNICIAN})
+"""The roles whose actions ``[people] require_sign_in`` attributes to a person (table-system is a service)."""
 
 
 @dataclass(frozen=True)
@@ -163,8 +165,15 @@ class Authenticator:
         """
         return self.authorize(authorization, allowed)[0]
 
-    def authorize(self, authorization: str | None, allowed: Iterable[Role]) -> tuple[Role | None, Principal | None]:
-        """The role a request acts as and who it is (``(None, None)`` on a route open to anyone)."""
+    def authorize(
+        self, authorization: str | None, allowed: Iterable[Role], *, acting: bool = False
+    ) -> tuple[Role | None, Principal | None]:
+        """The role a request acts as and who it is (``(None, None)`` on a route open to anyone).
+
+        ``acting``: the request changes something (a POST). With ``[people] require_sign_in``, a dealer's or
+        a technician's action needs an employee behind it (a sign-in session or an employee's API token):
+        a configuration token or the open loopback API is ``401`` there, so that no step of the round goes
+        unattributed or past an approval (docs/people.md, "Requiring a person")."""
         allowed = tuple(allowed)
         if not allowed:
             return None, None
@@ -172,6 +181,14 @@ class Authenticator:
         held = who.roles
         for role in allowed:
             if role in held:
+                if acting and role in PERSONAL and who.employee is None and self.people is not None \
+                        and self.people.require_sign_in:  # fmt: skip
+                    raise ApiError(
+                        "unauthorized",
+                        f"this table requires a signed-in employee for {role.value} actions ([people] "
+                        "require_sign_in): sign in at the display with badge and PIN, or use an employee's API token",
+                        headers={"WWW-Authenticate": f'{_REALM}, error="invalid_token"'},
+                    )
                 return role, who
         names = ", ".join(sorted(str(r.value) for r in held))
         wanted = ", ".join(str(r.value) for r in allowed)

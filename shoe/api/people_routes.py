@@ -258,4 +258,5 @@ def open_people(service: Any, config: ServiceConfig) -> People:
         except ServiceError as exc:
             raise PeopleError(exc.code, f"{exc.message}: nothing was changed", 503, exc.hint) from None
 
-    return People(PeopleStore(path), journal, idle_s=config.session_idle, pin_tries=config.pin_tries)
+    return People(PeopleStore(path), journal, idle_s=config.session_idle, pin_tries=config.pin_tries,
+                  require_sign_in=config.require_sign_in)  # fmt: skip

@@ -48,11 +48,13 @@ class People:
         *,
         idle_s: float = 900.0,
         pin_tries: int = 5,
+        require_sign_in: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.journal = journal
         self.pin_tries = pin_tries
+        self.require_sign_in = require_sign_in  # [people] require_sign_in: dealer and technician actions need a person
         self.sessions = Sessions(idle_s, clock)
         self._clock = clock
         self._lock = threading.Lock()  # one change at a time: checked, journaled, stored

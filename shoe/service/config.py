@@ -53,7 +53,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "deck": ("backs", "check_on_load"),
     "floor": ("url", "table"),
     "verify": VERIFY_KEYS,
-    "people": ("path", "session_idle", "pin_tries"),
+    "people": ("path", "session_idle", "pin_tries", "require_sign_in"),
 }
 LEVELS = ("debug", "info", "warning", "error")
 MAX_TOKEN, MAX_PORT, MAX_HOST = 256, 512, 253
@@ -83,6 +83,7 @@ class ServiceConfig:
     people_path: Path | None = None  # [people] path: the employees store (None: people.sqlite beside the journal)
     session_idle: float = 900.0  # [people] session_idle: seconds without a request before a sign-in ends
     pin_tries: int = 5  # [people] pin_tries: wrong PINs in a row that lock a badge
+    require_sign_in: bool = False  # [people] require_sign_in: no dealer or technician action without an employee
 
 
 def _port_url(key: str, value: object) -> str:

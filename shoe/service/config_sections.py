@@ -34,6 +34,10 @@ def people(raw: Mapping[str, Any], config_path: Path | None) -> dict[str, Any]:
     if isinstance(tries, bool) or not isinstance(tries, int) or not 1 <= tries <= 20:
         raise ConfigError("people.pin_tries", f"{show_value(tries)} is not a whole number 1-20", "use e.g. 5")
     out["pin_tries"] = tries
+    required = raw.get("require_sign_in", False)
+    if not isinstance(required, bool):
+        raise ConfigError("people.require_sign_in", f"{show_value(required)} is not true or false", "use true or false")
+    out["require_sign_in"] = required
     if "path" in raw:
         where = raw["path"]
         if text_value("people.path", where, MAX_PATH) is None or not isinstance(where, str):
