@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from bench import _report as report
-from bench._proc import cpu_seconds, rss_kib, wakeups
+from bench._proc import cpu_seconds, rss_kib, task_wakeups, wakeups, wakeups_between
 from bench._shoed import EmulatorProcess, Http, ShoedProcess
 from bench.service import journal_seq, play
 
@@ -46,9 +46,9 @@ def wal_commits_per_s(folder: Path, n: int) -> float:
 
 
 def _wake_rate(pid: int, seconds: float) -> float:
-    w0, t0 = wakeups(pid), time.monotonic()
+    w0, t0 = task_wakeups(pid), time.monotonic()
     time.sleep(seconds)
-    return (wakeups(pid) - w0) / (time.monotonic() - t0)
+    return wakeups_between(w0, task_wakeups(pid)) / (time.monotonic() - t0)
 
 
 def _start_ms(link: Path, journal: Path, log: Path) -> float:

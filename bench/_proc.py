@@ -19,13 +19,24 @@ def cpu_seconds(pid: int | str) -> float:
 
 def wakeups(pid: int | str) -> int:
     """Voluntary context switches of every live thread of ``pid`` so far: how often it went to sleep and woke."""
-    total = 0
+    return sum(task_wakeups(pid).values())
+
+
+def task_wakeups(pid: int | str) -> dict[int, int]:
+    """Voluntary context switches so far of each live thread of ``pid``, by thread id."""
+    out: dict[int, int] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         with contextlib.suppress(OSError):  # a thread that ended meanwhile
             for line in (task / "status").read_text().splitlines():
                 if line.startswith("voluntary_ctxt_switches:"):
-                    total += int(line.split()[1])
-    return total
+                    out[int(task.name)] = int(line.split()[1])
+    return out
+
+
+def wakeups_between(before: dict[int, int], after: dict[int, int]) -> int:
+    """Wake-ups between two ``task_wakeups`` readings: a thread that ended in between takes its count with it
+    (a plain difference of sums can go negative), so each thread alive at the end counts from its start."""
+    return sum(n - before.get(tid, 0) for tid, n in after.items())
 
 
 def vm_kib(pid: int | str, key: str) -> int:

@@ -41,6 +41,7 @@ __all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
 
 log = structlog.get_logger("shoe.shoed")
 WATCHDOG_LIMIT_S = 60.0
+MAIN_WAIT_S = 5.0  # the main thread sleeps on the stop event: a signal or the owner thread's end wakes it at once
 
 
 class Exit(IntEnum):
@@ -139,6 +140,13 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     """Run the service (and its HTTP layer) until ``stop`` is set; the exit code (:class:`Exit`)."""
     notifier = Notifier()
     service = TableService(config)
+    ended = threading.Event()  # the owner thread ended by itself: the service died
+
+    def owner_ended() -> None:
+        ended.set()
+        stop.set()
+
+    service.on_owner_end = owner_ended
     try:  # bind first: a taken port is refused before the journal is opened or the shoe connected
         api = bind_api(service, config)
     except OSError as exc:
@@ -167,12 +175,13 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     )
     watchdog = Watchdog(notifier, lambda: service.responsive(WATCHDOG_LIMIT_S))
     watchdog.start()
-    died = False
-    while not stop.wait(0.5):
+    while not stop.wait(MAIN_WAIT_S):  # a signal or the owner's end sets it; the wait is the safety net
         if not service.responsive(float("inf")):
-            log.error("the owner thread died; exiting")
-            died = True
+            ended.set()
             break
+    died = ended.is_set()
+    if died:
+        log.error("the owner thread died; exiting")
     notifier.stopping()
     watchdog.stop()
     _close(api)

@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -89,12 +90,20 @@ class RefusalLog:
         self._lock = threading.Lock()
         self._pending: Counter[str] = Counter()
         self._last = -float("inf")
+        self.waker: Callable[[], None] | None = None  # the thread that calls flush() (the waiting room), if asleep
+
+    @property
+    def pending(self) -> bool:
+        """Refusals counted but not yet logged: ``flush`` has a line to write when ``LOG_EVERY_S`` has passed."""
+        return bool(self._pending)
 
     def note(self, reason: str) -> None:
         self._counters.refused(reason)
         with self._lock:
             self._pending[reason] += 1
         self.flush()
+        if self._pending and self.waker is not None:
+            self.waker()
 
     def flush(self) -> None:
         with self._lock:

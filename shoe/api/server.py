@@ -12,6 +12,7 @@ a new connection takes an ordinary slot and a thread, or waits without one in th
 from __future__ import annotations
 
 import contextlib
+import selectors
 import socket
 import threading
 import time
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["ApiServer", "serve"]
 
 log = structlog.get_logger("shoe.api")
+ACCEPT_WAIT_S = 60.0  # the accept loop's longest sleep: a connection or shutdown() wakes it sooner
 
 
 @dataclass
@@ -71,7 +73,58 @@ class _HTTPServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.gate = Gate(api.limits, api.counters)
         self.room = WaitingRoom(api.limits, self._admit_waited, api.refusals)
-        super().__init__(address, Handler)
+        self._wake_r, self._wake_w = socket.socketpair()  # shutdown() writes one byte: the accept loop wakes
+        self._wake_w.setblocking(False)
+        self._stop_serving = False
+        self._served = threading.Event()
+        try:
+            super().__init__(address, Handler)
+        except BaseException:  # the address is taken or not ours: nothing left open
+            self._wake_r.close()
+            self._wake_w.close()
+            raise
+
+    def serve_forever(self, poll_interval: float = ACCEPT_WAIT_S) -> None:
+        """Accept until ``shutdown()``: one ``select`` on the listening socket and the wake socket, so an idle
+        server sleeps instead of polling (issue 16: the stdlib's loop woke every ``poll_interval``)."""
+        self._served.clear()
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self.socket, selectors.EVENT_READ, "accept")
+                selector.register(self._wake_r, selectors.EVENT_READ, "wake")
+                while not self._stop_serving:
+                    for key, _ in selector.select(poll_interval):
+                        if key.data == "accept" and not self._stop_serving:
+                            self._accept_one()
+        finally:
+            self._served.set()
+
+    def _accept_one(self) -> None:
+        """One connection off the backlog, as ``socketserver``'s own loop takes it."""
+        try:
+            request, client_address = self.get_request()
+        except OSError:
+            return
+        try:
+            self.process_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+            self.shutdown_request(request)
+        except BaseException:
+            self.shutdown_request(request)
+            raise
+
+    def shutdown(self) -> None:
+        """End ``serve_forever`` (on another thread) and wait for it: the wake byte ends its ``select`` at once."""
+        self._stop_serving = True
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"x")
+        self._served.wait()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._wake_r.close()
+        self._wake_w.close()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """On the accept thread: an ordinary slot and a thread, or the waiting room (which may refuse)."""
@@ -150,7 +203,7 @@ class ApiServer:
 
     def start(self) -> ApiServer:
         self._httpd.room.start()
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.2,), name="shoe-api", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="shoe-api", daemon=True)
         self._thread.start()
         limits = self.limits
         log.info(

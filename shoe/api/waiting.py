@@ -32,6 +32,7 @@ LINGER_S = 1.0
 MAX_HEAD = 64 * 1024  # the stdlib parser's own limits are 64 KiB a line, 100 headers
 MAX_BODY = 64 * 1024  # as shoe.api.handler.MAX_BODY: a larger body is refused there, unread
 TICK_S = 0.5
+IDLE_S = 60.0  # the longest sleep with no socket waiting and no refusal to log: an arrival wakes it (issue 16)
 
 _MESSAGES = {
     "connections": "the table service is at its connection limit",
@@ -89,6 +90,7 @@ class WaitingRoom:
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
         self._selector.register(self._wake_r, selectors.EVENT_READ)
+        refusals.waker = self._wake
         self._lock = threading.Lock()
         self._incoming: list[tuple[socket.socket, _Entry]] = []
         self._counts = {False: 0, True: 0}  # waiting, lingering
@@ -156,7 +158,8 @@ class WaitingRoom:
             now = time.monotonic()
             entries = [(key.fileobj, key.data) for key in self._selector.get_map().values() if key.data]
             nearest = min((e.deadline for _, e in entries), default=now + TICK_S)
-            for key, _ in self._selector.select(max(0.0, min(TICK_S, nearest - now))):
+            busy = entries or self._refusals.pending  # else nothing is due: sleep until a wake byte
+            for key, _ in self._selector.select(max(0.0, min(TICK_S, nearest - now)) if busy else IDLE_S):
                 if key.fileobj is self._wake_r:
                     with contextlib.suppress(OSError):
                         self._wake_r.recv(4096)

@@ -47,7 +47,7 @@ STOP, KILL = "__stop__", "__kill__"
 READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
 PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread (issue 13)
 APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.approvals)
-TICK_S = 0.25
+TICK_S = 2.0  # the longest the owner sleeps; it wakes sooner when work is due (Owner.next_command)
 
 
 def _version() -> str:
@@ -71,6 +71,7 @@ class TableService:
         self._started = time.monotonic()
         self._running = False
         self.floor_status: Callable[[], dict[str, Any]] | None = None  # the floor shipper's, when shoed starts one
+        self.on_owner_end: Callable[[], None] | None = None  # called when the owner thread's loop ends (shoed)
 
     def attach_floor(self, status: Callable[[], dict[str, Any]], alarm: Callable[[], str | None]) -> None:
         """The floor shipper's status (``/v1/status`` ``floor``) and alarm (journaled by the owner: FloorWatch)."""
@@ -143,6 +144,8 @@ class TableService:
         if owner.dead():  # a power cut (tests) or a failed journal write: no stop entry
             owner.shutdown(clean=False)
         self._running = False
+        if self.on_owner_end is not None:
+            self.on_owner_end()
 
     def stop(self) -> None:
         """Finish the current command, refuse the queued ones, journal a stop entry, close everything."""

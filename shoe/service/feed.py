@@ -2,7 +2,7 @@
 
 Each event's ``cursor`` is the journal sequence number of the entry it came from, so a client that
 reconnects (or outlives a service restart) asks for the events after the last cursor it saw. The
-feed keeps the last ``size`` events in memory and is refilled from the journal at start.
+feed keeps the last ``size`` events in memory (:data:`KEPT`) and is refilled from the journal at start.
 """
 
 from __future__ import annotations
@@ -15,11 +15,16 @@ from typing import Any
 
 from shoe.service.secrecy import project
 
-__all__ = ["EventFeed"]
+__all__ = ["KEPT", "EventFeed"]
+
+KEPT = 2_000
+"""Events held for resuming streams: about 50 four-seat rounds, the window a restart refills
+(``shoe.service.sink.FEED_REFILL`` entries), so a long run holds no more than a fresh start does
+(issue 16: 10,000 held were ~8 MiB of a 60 MB budget). Older cursors resume from the oldest held."""
 
 
 class EventFeed:
-    def __init__(self, size: int = 10_000) -> None:
+    def __init__(self, size: int = KEPT) -> None:
         self._events: deque[dict[str, Any]] = deque(maxlen=size)
         self._cond = threading.Condition()
         self._latest = 0

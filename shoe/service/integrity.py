@@ -43,6 +43,7 @@ __all__ = ["CAUSES", "Integrity", "ProgramRefused", "check_program"]
 log = structlog.get_logger("shoe.service")
 PROGRAM_ALARM, FIRMWARE_ALARM = "program-mismatch", "firmware-unapproved"
 CAUSES = (PROGRAM_ALARM, FIRMWARE_ALARM)
+CHECK_POLL_S = 0.25  # how often the owner looks whether a running program check finished
 
 
 class ProgramRefused(Exception):
@@ -96,6 +97,10 @@ class Integrity:
         self._alarm_if_new(self.program)
         if self.program["result"] in ("mismatch", "bad-signature") and self.config.on_mismatch == "refuse-start":
             raise ProgramRefused(f'{self.program["detail"]} ([verify] on_mismatch = "refuse-start")')
+
+    def due(self) -> float:
+        """When ``tick`` next has work: soon while a check runs (its result is journaled on a tick), else the next."""
+        return time.monotonic() + CHECK_POLL_S if self._worker is not None else self._next
 
     def tick(self, now: float) -> None:
         """Start a periodic check when due; journal one that finished."""

@@ -59,6 +59,7 @@ from shoe.service.supervisor import LinkSupervisor, ShoeItem
 __all__ = ["Command", "Owner", "ShoeItem"]
 
 log = structlog.get_logger("shoe.service")
+DUE_SLACK_S = 0.005  # wake just after a deadline: the tick's checks are "more than N s since"
 
 
 @dataclass
@@ -148,10 +149,15 @@ class Owner:
 
     # -- the loop --------------------------------------------------------------------------------
 
-    def next_command(self, timeout: float) -> Command | ShoeItem | None:
+    def next_command(self, longest: float) -> Command | ShoeItem | None:
+        """The next item, or None when the next tick is due first: the wait is until the nearest deadline
+        of the tick's work (a checkpoint, a program check, a reconnect, a status poll), ``longest`` at most
+        (issue 16: no fixed tick, so an idle owner wakes about once every ``longest`` seconds)."""
         self.sink.begin_item()  # what the next item changes is counted from here
         if self.deferred:
             return self.deferred.popleft()
+        nearest = min(self.sink.checkpoint_due(), self.integrity.due(), self.supervisor.due())
+        timeout = min(longest, max(0.0, nearest - time.monotonic() + DUE_SLACK_S))
         try:
             return self.inbox.get(timeout=timeout)
         except queue.Empty:

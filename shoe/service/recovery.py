@@ -55,24 +55,24 @@ class JournalFacts:
 
 
 def scan_journal(journal: Journal) -> JournalFacts:
-    """What a start needs from the journal: the open round, the last dispense known, where events resume."""
+    """What a start needs from the journal: the open round, the last dispense known, where events resume.
+
+    Read through the journal's indexes, not the whole journal (issue 16, start time independent of the
+    journal's size): the last ``service`` entry (a start or stop, which records the position then), the
+    entries after it, and the last round's entries. Only one round is ever live (the desk refuses a new
+    one while one is), so the round still open, if any, is the last one opened.
+    """
     facts = JournalFacts()
     last = journal.last()
     facts.last_seq = 0 if last is None else last.seq
-    since = 0
-    for entry in journal.entries(kinds=("service",)):
-        since = entry.seq - 1
-    for entry in journal.entries(after_seq=since):
+    start = journal.last("service")
+    for entry in journal.entries(after_seq=0 if start is None else start.seq - 1):
         _learn(facts, entry.data)
-    opened: dict[str, Entry] = {}
-    for entry in journal.entries(kinds=("round-opened", "round-closed")):
-        if entry.kind == "round-opened" and entry.round_id:
-            opened[entry.round_id] = entry
-        elif entry.round_id:
-            opened.pop(entry.round_id, None)
-    if opened:
-        facts.open_round = max(opened.values(), key=lambda e: e.seq)
-        facts.round_entries = list(journal.entries(round_id=facts.open_round.round_id))
+    opened = journal.last("round-opened")
+    if opened is not None and opened.round_id:
+        entries = list(journal.entries(round_id=opened.round_id))
+        if not any(entry.kind == "round-closed" for entry in entries):
+            facts.open_round, facts.round_entries = opened, entries
     return facts
 
 

@@ -106,6 +106,11 @@ class JournalSink:
             self._checkpointed = (self._appends, time.monotonic())
             checkpoint(self.journal, self.lock)
 
+    def checkpoint_due(self) -> float:
+        """When ``checkpoint_if_due`` next has work (``time.monotonic()``; ``inf``: nothing appended since)."""
+        appends, at = self._checkpointed
+        return at + CHECKPOINT_EVERY_S if self._appends != appends else float("inf")
+
     def checkpoint_if_due(self, now: float) -> None:
         if self._appends != self._checkpointed[0] and now - self._checkpointed[1] > CHECKPOINT_EVERY_S:
             self.checkpoint()

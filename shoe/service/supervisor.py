@@ -82,6 +82,12 @@ class LinkSupervisor:
 
     # -- connecting ------------------------------------------------------------------------------
 
+    def due(self) -> float:
+        """When the owner's tick next has link work: a reconnect, or the status poll (``inf``: none)."""
+        if self.client is None:
+            return self._next_connect
+        return self._status_at + STATUS_EVERY_S if self.shown.link == "up" else float("inf")
+
     def reconnect_due(self, now: float) -> bool:
         return self.client is None and now >= self._next_connect
 

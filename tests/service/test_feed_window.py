@@ -1,0 +1,36 @@
+"""The event feed holds the window a restart refills, no more (issue 16, RSS: 10,000 held events were ~8 MiB).
+
+A stream resumes (``Last-Event-ID``, docs/api.md "The event stream") from any cursor the feed still holds;
+after a restart that is the last ``FEED_REFILL`` entries. A long run now holds the same window, so what a
+client can resume does not depend on how long the service has run, and memory stays flat.
+"""
+
+from __future__ import annotations
+
+from shoe.service.feed import EventFeed
+from shoe.service.sink import FEED_REFILL
+
+TS = "2026-12-01T12:00:00.000Z"
+
+
+def _published(entries: int) -> EventFeed:
+    feed = EventFeed()
+    for seq in range(1, entries + 1):  # one event an entry
+        feed.publish(seq, TS, "link", None, {"event": "restored", "attempts": 1})
+    return feed
+
+
+def test_a_long_run_holds_the_entries_a_restart_refills() -> None:
+    last = 3 * FEED_REFILL
+    latest, held = _published(last).since(0, 0.0)
+    assert latest == last
+    assert [e["cursor"] for e in held] == list(range(last - FEED_REFILL + 1, last + 1))  # sink.open's refill
+
+
+def test_a_cursor_in_the_window_resumes_exactly_and_an_older_one_from_the_oldest_held() -> None:
+    last = 2 * FEED_REFILL
+    feed = _published(last)
+    _, resumed = feed.since(last - 10, 0.0)
+    assert [e["cursor"] for e in resumed] == list(range(last - 9, last + 1))
+    _, old = feed.since(5, 0.0)
+    assert old[0]["cursor"] == last - FEED_REFILL + 1 and old[-1]["cursor"] == last
