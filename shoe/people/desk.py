@@ -261,16 +261,7 @@ class People:
                 raise PeopleError("unauthorized", "no such session (signed out, or shoed restarted): sign in", 401)
             employee = self.get_any(session.employee_id)
             if expired:
-                self.journal(
-                    {
-                        "action": "signed-out",
-                        "employee_id": employee.id,
-                        "name": employee.name,
-                        "session_id": session.id,
-                        "reason": "idle",
-                    },
-                    None,
-                )
+                self._idled_out(employee, session.id)
                 raise PeopleError("unauthorized", f"signed out after {self.sessions.idle_s:g} s idle: sign in", 401)
             return self._usable(employee, session.id, token)
         row = self.store.token(cr.digest(token))
@@ -301,18 +292,12 @@ class People:
         """Journal the sessions that idled out (called now and then): how many ended."""
         ended = self.sessions.expired()
         for session in ended:
-            employee = self.get_any(session.employee_id)
-            self.journal(
-                {
-                    "action": "signed-out",
-                    "employee_id": employee.id,
-                    "name": employee.name,
-                    "session_id": session.id,
-                    "reason": "idle",
-                },
-                None,
-            )
+            self._idled_out(self.get_any(session.employee_id), session.id)
         return len(ended)
+
+    def _idled_out(self, employee: Employee, session_id: str) -> None:
+        record = {"action": "signed-out", "employee_id": employee.id, "name": employee.name, "session_id": session_id}
+        self.journal({**record, "reason": "idle"}, None)
 
     # -- journaled refusals ------------------------------------------------------------------------
 

@@ -12,7 +12,18 @@ from shoe.release.digest import verify_tree
 from shoe.release.manifest import ManifestError, read_manifest_file
 from shoe.release.tree import ReleaseTreeError
 
-__all__ = ["check_program"]
+__all__ = ["NO_IDENTITY", "check_program"]
+
+
+NO_IDENTITY: dict[str, Any] = {
+    "release": None,
+    "manifest_sha256": None,
+    "key_id": None,
+    "files": 0,
+    "differences": 0,
+    "named": [],
+}
+"""A program check's fields when no manifest was read: no release, no key, nothing counted."""
 
 
 def check_program(path: Path, pubkey: Path | None, root: Path, *, named: int = 20) -> dict[str, Any]:
@@ -22,14 +33,7 @@ def check_program(path: Path, pubkey: Path | None, root: Path, *, named: int = 2
     identity (``release``, ``manifest_sha256``), ``key_id``, ``files``, ``differences`` (a count), ``named``
     (the first ``named`` differences) and ``detail``, a sentence saying why.
     """
-    empty: dict[str, Any] = {
-        "release": None,
-        "manifest_sha256": None,
-        "key_id": None,
-        "files": 0,
-        "differences": 0,
-        "named": [],
-    }
+    empty = dict(NO_IDENTITY)
     if not path.exists():
         return {**empty, "result": "unverified", "detail": f"no release manifest at {path}: the program is unverified"}
     try:

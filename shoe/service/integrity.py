@@ -124,16 +124,7 @@ class Integrity:
             self._pending = check_program(self.config)
         except Exception as exc:  # an unreadable tree is a result, not a dead service
             log.exception("program check failed")
-            self._pending = {
-                "result": "mismatch",
-                "release": None,
-                "manifest_sha256": None,
-                "key_id": None,
-                "files": 0,
-                "differences": 0,
-                "named": [],
-                "detail": f"the check failed: {exc}",
-            }
+            self._pending = {**program.NO_IDENTITY, "result": "mismatch", "detail": f"the check failed: {exc}"}
 
     def _alarm_if_new(self, result: dict[str, Any]) -> None:
         if result["result"] not in ("mismatch", "bad-signature"):
