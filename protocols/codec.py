@@ -17,13 +17,26 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+import types
 from collections.abc import Callable
-from enum import IntEnum
 from typing import Any
 
 from protocols.cards import ALL_CODES, NO_CARD, card_to_byte
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode, ReadStatus
-from protocols.fields import BOOL, CARD, CARD_READ, U8, U16, U32, CardRead, Enum8, Field, LoggedEvent, PayloadError
+from protocols.fields import (
+    BOOL,
+    CARD,
+    CARD_READ,
+    U8,
+    U16,
+    U32,
+    CardRead,
+    Enum8,
+    Field,
+    ListOf,
+    LoggedEvent,
+    PayloadError,
+)
 from protocols.framing import Frame, encode_frame
 from protocols.messages import ALL_MESSAGES, Event, Message
 
@@ -53,74 +66,111 @@ CARD_READS = _card_reads()
 """CardRead is frozen: one shared instance per valid read."""
 
 
-def _bool(value: int) -> bool:
-    if value > 1:
-        raise ValueError("not a bool byte")
-    return value == 1
+_BOOLS = {0: False, 1: True}
+_CARDS = dict(enumerate(ALL_CODES))
 
 
 def _card_read_bytes(value: CardRead) -> int:
     return int(value.status) << 8 | (NO_CARD if value.card is None else card_to_byte(value.card))
 
 
-def _enum(enum: type[IntEnum]) -> Convert:
-    return {int(m): m for m in enum}.__getitem__
+def _fixed(field: Field[Any]) -> tuple[str, dict[int, Any] | None, Convert | None] | None:
+    """``(struct code, decode table, encode converter)`` of a fixed-size field; None if variable.
 
-
-def _fixed(field: Field[Any]) -> tuple[str, Convert | None, Convert | None] | None:
-    """``(struct code, decode converter, encode converter)`` of a fixed-size field; None if variable."""
+    A decode table maps every valid raw value to its decoded one; a raw value missing from it (a bool
+    byte of 2, an unknown enum number, a card byte over 51) is refused by the field codec."""
     simple = {id(U8): "B", id(U16): "H", id(U32): "I"}
     if id(field) in simple:
         return simple[id(field)], None, None
     if field is BOOL:
-        return "B", _bool, lambda value: 1 if value else 0
+        return "B", _BOOLS, lambda value: 1 if value else 0
     if field is CARD:
-        return "B", dict(enumerate(ALL_CODES)).__getitem__, card_to_byte
+        return "B", _CARDS, card_to_byte
     if field is CARD_READ:
-        return "H", CARD_READS.__getitem__, _card_read_bytes
+        return "H", CARD_READS, _card_read_bytes
     if isinstance(field, Enum8):
-        return "B", _enum(field._enum), int
+        return "B", {int(m): m for m in field._enum}, int
     return None
 
 
+def _slot_setter(cls: type[Message], name: str) -> Callable[[Message, Any], None]:
+    """The ``__set__`` of the slot ``name`` (declared by ``cls`` or a base): sets a frozen field directly."""
+    for klass in cls.__mro__:
+        slot = klass.__dict__.get(name)
+        if isinstance(slot, types.MemberDescriptorType):
+            return slot.__set__
+    raise TypeError(f"{cls.__name__}.{name} is not a slot")  # pragma: no cover - every message has slots
+
+
 class Layout:
-    """One message class's compiled layout: field names, the fixed prefix's struct and converters."""
+    """One message class's compiled layout: field names, the fixed prefix's struct, and a decoder.
+
+    ``decode`` is generated per class (:meth:`_compile`): one ``unpack_from``, a dict lookup per
+    converted field, and, when every field is fixed-size or the last one is a list of card reads, the
+    object built with its slots' setters instead of the frozen ``__init__`` (which calls
+    ``object.__setattr__`` by name per field, issue 16). It raises only ``_FAST_ERRORS`` on a payload it
+    does not take, and then :func:`_decode_generic` gives the answer.
+    """
 
     def __init__(self, cls: type[Message]) -> None:
         self.cls = cls
         self.names = tuple(f.name for f in dataclasses.fields(cls))
-        codes, decoders, encoders = [], [], []
+        codes, tables, encoders = [], [], []
         for field in cls.LAYOUT:
             fixed = _fixed(field)
             if fixed is None:
                 break
             codes.append(fixed[0])
-            decoders.append(fixed[1])
+            tables.append(fixed[1])
             encoders.append(fixed[2])
         self.fixed = len(codes)
         self.struct = struct.Struct("<" + "".join(codes))
-        self.decoders = tuple(decoders)
+        self.tables = tuple(tables)
         self.encoders = tuple(encoders)
-        self.plain = all(d is None for d in decoders)
         self.rest = cls.LAYOUT[self.fixed :]
         self.optional_from = len(cls.LAYOUT) - cls.APPENDED
+        self.decode: Callable[[bytes], Message] = self._compile()
 
-    def decode(self, payload: bytes) -> Message:
-        if len(payload) < self.struct.size:
-            raise ValueError("short: the generic path decides (appended fields left out, or MALFORMED)")
-        raw = self.struct.unpack_from(payload)
-        values = (
-            list(raw) if self.plain else [v if c is None else c(v) for v, c in zip(raw, self.decoders, strict=True)]
-        )
-        if not self.rest:
-            return self.cls(*values)
-        pos = self.struct.size
-        for index, codec in enumerate(self.rest, start=self.fixed):
-            if pos == len(payload) and index >= self.optional_from:
-                break
-            value, pos = codec.decode(payload, pos)
-            values.append(value)
-        return self.cls(*values)
+    def _compile(self) -> Callable[[bytes], Message]:
+        cls, n = self.cls, self.fixed
+        env: dict[str, Any] = {"cls": cls, "new": object.__new__, "unpack_from": self.struct.unpack_from}
+        raw = [f"v{i}" for i in range(n)]
+        values = []
+        for i, table in enumerate(self.tables):
+            env[f"t{i}"] = table
+            values.append(raw[i] if table is None else f"t{i}[v{i}]")
+        lines = [f"    {', '.join(raw)}, = unpack_from(payload)"] if n else []
+        card_reads = len(self.rest) == 1 and isinstance(self.rest[0], ListOf) and self.rest[0]._item is CARD_READ
+        if self.rest and not (card_reads and not cls.APPENDED):
+            env.update(rest=tuple(enumerate(self.rest, start=n)), size=self.struct.size, optional=self.optional_from)
+            lines += [
+                f"    values = [{', '.join(values)}]",
+                "    pos, end = size, len(payload)",
+                "    for index, codec in rest:",
+                "        if pos == end and index >= optional:",
+                "            break",
+                "        value, pos = codec.decode(payload, pos)",
+                "        values.append(value)",
+                "    return cls(*values)",
+            ]
+        else:
+            if card_reads:  # a u8 count, then that many (card, status) pairs: one u16 each
+                env.update(size=self.struct.size, reads=CARD_READS.__getitem__, lists=_CARD_READ_LISTS)
+                lines += [
+                    "    count = payload[size]",
+                    f"    v{n} = tuple(map(reads, lists[count](payload, size + 1)))",
+                ]
+                values.append(f"v{n}")
+            if dataclasses.fields(cls) and not hasattr(cls, "__post_init__"):
+                names = self.names
+                env.update({f"s{i}": _slot_setter(cls, name) for i, name in enumerate(names)})
+                lines += ["    o = new(cls)", *(f"    s{i}(o, {v})" for i, v in enumerate(values)), "    return o"]
+            else:
+                lines.append(f"    return cls({', '.join(values)})")
+        source = "def decode(payload):\n" + "\n".join(lines or ["    return cls()"]) + "\n"
+        exec(compile(source, f"<decode {cls.__name__}>", "exec"), env)
+        decode: Callable[[bytes], Message] = env["decode"]
+        return decode
 
     def encode(self, message: Message) -> bytes:
         names = self.names
@@ -134,8 +184,13 @@ class Layout:
         return bytes(out)
 
 
+_CARD_READ_LISTS = tuple(struct.Struct(f"<{count}H").unpack_from for count in range(256))
+"""The unpacker of a list of ``count`` card reads, by count (a list has a u8 count)."""
+
+
 _LAYOUTS: dict[int, Layout] = {int(cls.TYPE): Layout(cls) for cls in ALL_MESSAGES}
 _BY_TYPE: dict[int, type[Message]] = {cls.TYPE: cls for cls in ALL_MESSAGES}
+_DECODERS: dict[int, Callable[[bytes], Message]] = {t: layout.decode for t, layout in _LAYOUTS.items()}
 
 
 def _encode_generic(message: Message) -> bytes:
@@ -192,12 +247,19 @@ def encode(message: Message, seq: int = 0) -> bytes:
 
 
 def decode(frame: Frame) -> Message:
-    if frame.version != PROTOCOL_VERSION:
-        raise MessageError(
-            NakCode.UNSUPPORTED_VERSION,
-            f"frame is protocol version {frame.version}; this side speaks version {PROTOCOL_VERSION}",
-        )
-    return decode_payload(frame.msg_type, frame.payload)
+    """The message in a checked frame, or ``MessageError`` (UNSUPPORTED_VERSION, UNKNOWN_MESSAGE, MALFORMED)."""
+    if frame.version == PROTOCOL_VERSION:
+        decoder = _DECODERS.get(frame.msg_type)
+        if decoder is not None:
+            try:
+                return decoder(frame.payload)
+            except _FAST_ERRORS:
+                pass  # decode_payload gives the answer: a message with defaults, or the one MALFORMED error
+        return decode_payload(frame.msg_type, frame.payload)
+    raise MessageError(
+        NakCode.UNSUPPORTED_VERSION,
+        f"frame is protocol version {frame.version}; this side speaks version {PROTOCOL_VERSION}",
+    )
 
 
 def logged(event: Event) -> LoggedEvent:
