@@ -4,7 +4,7 @@
 ``MessageError`` carrying the NAK code a shoe would answer with.
 
 Each message type's layout is compiled once, at import (:class:`Layout`, issue 16): its field names
-(no ``dataclasses.fields()`` per message) and its leading run of fixed-size fields (integers, bools,
+(no field list looked up per message) and its leading run of fixed-size fields (integers, bools,
 one-byte enums, cards, card reads) as one ``struct.Struct`` with a converter per field, so that a
 CARD_READ event decodes with one ``unpack_from`` and a table lookup for its card read instead of four
 field-codec calls. Fields from the first variable-size one on (text, lists, blobs) use their codecs.
@@ -15,9 +15,7 @@ error message.
 
 from __future__ import annotations
 
-import dataclasses
 import struct
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -93,28 +91,18 @@ def _fixed(field: Field[Any]) -> tuple[str, dict[int, Any] | None, Convert | Non
     return None
 
 
-def _slot_setter(cls: type[Message], name: str) -> Callable[[Message, Any], None]:
-    """The ``__set__`` of the slot ``name`` (declared by ``cls`` or a base): sets a frozen field directly."""
-    for klass in cls.__mro__:
-        slot = klass.__dict__.get(name)
-        if isinstance(slot, types.MemberDescriptorType):
-            return slot.__set__
-    raise TypeError(f"{cls.__name__}.{name} is not a slot")  # pragma: no cover - every message has slots
-
-
 class Layout:
     """One message class's compiled layout: field names, the fixed prefix's struct, and a decoder.
 
     ``decode`` is generated per class (:meth:`_compile`): one ``unpack_from``, a dict lookup per
-    converted field, and, when every field is fixed-size or the last one is a list of card reads, the
-    object built with its slots' setters instead of the frozen ``__init__`` (which calls
-    ``object.__setattr__`` by name per field, issue 16). It raises only ``_FAST_ERRORS`` on a payload it
-    does not take, and then :func:`_decode_generic` gives the answer.
+    converted field, the list of card reads (STACK_READY, DISPENSE_REPORT) in one more ``unpack_from``,
+    and one call of the message class (issue 16). It raises only ``_FAST_ERRORS`` on a payload it does
+    not take, and then :func:`_decode_generic` gives the answer.
     """
 
     def __init__(self, cls: type[Message]) -> None:
         self.cls = cls
-        self.names = tuple(f.name for f in dataclasses.fields(cls))
+        self.names: tuple[str, ...] = cls.__struct_fields__
         codes, tables, encoders = [], [], []
         for field in cls.LAYOUT:
             fixed = _fixed(field)
@@ -133,7 +121,7 @@ class Layout:
 
     def _compile(self) -> Callable[[bytes], Message]:
         cls, n = self.cls, self.fixed
-        env: dict[str, Any] = {"cls": cls, "new": object.__new__, "unpack_from": self.struct.unpack_from}
+        env: dict[str, Any] = {"cls": cls, "unpack_from": self.struct.unpack_from}
         raw = [f"v{i}" for i in range(n)]
         values = []
         for i, table in enumerate(self.tables):
@@ -161,12 +149,7 @@ class Layout:
                     f"    v{n} = tuple(map(reads, lists[count](payload, size + 1)))",
                 ]
                 values.append(f"v{n}")
-            if dataclasses.fields(cls) and not hasattr(cls, "__post_init__"):
-                names = self.names
-                env.update({f"s{i}": _slot_setter(cls, name) for i, name in enumerate(names)})
-                lines += ["    o = new(cls)", *(f"    s{i}(o, {v})" for i, v in enumerate(values)), "    return o"]
-            else:
-                lines.append(f"    return cls({', '.join(values)})")
+            lines.append(f"    return cls({', '.join(values)})")
         source = "def decode(payload):\n" + "\n".join(lines or ["    return cls()"]) + "\n"
         exec(compile(source, f"<decode {cls.__name__}>", "exec"), env)
         decode: Callable[[bytes], Message] = env["decode"]
@@ -195,8 +178,8 @@ _DECODERS: dict[int, Callable[[bytes], Message]] = {t: layout.decode for t, layo
 
 def _encode_generic(message: Message) -> bytes:
     out = bytearray()
-    for field, codec in zip(dataclasses.fields(message), message.LAYOUT, strict=True):
-        codec.encode(getattr(message, field.name), out)
+    for name, codec in zip(message.__struct_fields__, message.LAYOUT, strict=True):
+        codec.encode(getattr(message, name), out)
     return bytes(out)
 
 
