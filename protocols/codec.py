@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from protocols.cards import ALL_CODES, NO_CARD, card_to_byte
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode, ReadStatus
@@ -127,6 +127,9 @@ class Layout:
         for i, table in enumerate(self.tables):
             env[f"t{i}"] = table
             values.append(raw[i] if table is None else f"t{i}[v{i}]")
+        if n and not self.rest and all(table is None for table in self.tables):
+            unpack = self.struct.unpack_from
+            return cast(Callable[[bytes], Message], lambda payload: cls(*unpack(payload)))
         lines = [f"    {', '.join(raw)}, = unpack_from(payload)"] if n else []
         card_reads = len(self.rest) == 1 and isinstance(self.rest[0], ListOf) and self.rest[0]._item is CARD_READ
         if self.rest and not (card_reads and not cls.APPENDED):
@@ -232,13 +235,10 @@ def encode(message: Message, seq: int = 0) -> bytes:
 def decode(frame: Frame) -> Message:
     """The message in a checked frame, or ``MessageError`` (UNSUPPORTED_VERSION, UNKNOWN_MESSAGE, MALFORMED)."""
     if frame.version == PROTOCOL_VERSION:
-        decoder = _DECODERS.get(frame.msg_type)
-        if decoder is not None:
-            try:
-                return decoder(frame.payload)
-            except _FAST_ERRORS:
-                pass  # decode_payload gives the answer: a message with defaults, or the one MALFORMED error
-        return decode_payload(frame.msg_type, frame.payload)
+        try:
+            return _DECODERS[frame.msg_type](frame.payload)
+        except _FAST_ERRORS:  # KeyError for an unknown type, or a payload the decoder does not take:
+            return decode_payload(frame.msg_type, frame.payload)  # the one UNKNOWN_MESSAGE or MALFORMED error
     raise MessageError(
         NakCode.UNSUPPORTED_VERSION,
         f"frame is protocol version {frame.version}; this side speaks version {PROTOCOL_VERSION}",

@@ -185,8 +185,6 @@ class Deframer:
         checked = min(limit, MAX_ENCODED)
         cobs_decode, crc, splitters, refused = cobs.decode, crc32c, _SPLITTERS, _REFUSED
         for encoded in runs:
-            if not encoded:
-                continue
             if len(encoded) <= checked:
                 try:
                     body = cobs_decode(encoded)
@@ -195,6 +193,8 @@ class Deframer:
                         continue
                 except refused:
                     pass
+                if not encoded:
+                    continue  # two delimiters in a row: a flush, not a frame (its CRC of 0 never checks)
             elif len(encoded) > limit:
                 append(BadFrame(FrameErrorKind.OVERSIZE, len(encoded), "run exceeded the frame limit"))
                 continue
