@@ -4,7 +4,7 @@
 ``MessageError`` carrying the NAK code a shoe would answer with.
 
 Each message type's layout is compiled once, at import (:class:`Layout`, issue 16): its field names
-(no ``dataclasses.fields()`` per message) and its leading run of fixed-size fields (integers, bools,
+(no field list looked up per message) and its leading run of fixed-size fields (integers, bools,
 one-byte enums, cards, card reads) as one ``struct.Struct`` with a converter per field, so that a
 CARD_READ event decodes with one ``unpack_from`` and a table lookup for its card read instead of four
 field-codec calls. Fields from the first variable-size one on (text, lists, blobs) use their codecs.
@@ -15,15 +15,26 @@ error message.
 
 from __future__ import annotations
 
-import dataclasses
 import struct
 from collections.abc import Callable
-from enum import IntEnum
-from typing import Any
+from typing import Any, cast
 
 from protocols.cards import ALL_CODES, NO_CARD, card_to_byte
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode, ReadStatus
-from protocols.fields import BOOL, CARD, CARD_READ, U8, U16, U32, CardRead, Enum8, Field, LoggedEvent, PayloadError
+from protocols.fields import (
+    BOOL,
+    CARD,
+    CARD_READ,
+    U8,
+    U16,
+    U32,
+    CardRead,
+    Enum8,
+    Field,
+    ListOf,
+    LoggedEvent,
+    PayloadError,
+)
 from protocols.framing import Frame, encode_frame
 from protocols.messages import ALL_MESSAGES, Event, Message
 
@@ -53,74 +64,99 @@ CARD_READS = _card_reads()
 """CardRead is frozen: one shared instance per valid read."""
 
 
-def _bool(value: int) -> bool:
-    if value > 1:
-        raise ValueError("not a bool byte")
-    return value == 1
+_BOOLS = {0: False, 1: True}
+_CARDS = dict(enumerate(ALL_CODES))
 
 
 def _card_read_bytes(value: CardRead) -> int:
     return int(value.status) << 8 | (NO_CARD if value.card is None else card_to_byte(value.card))
 
 
-def _enum(enum: type[IntEnum]) -> Convert:
-    return {int(m): m for m in enum}.__getitem__
+def _fixed(field: Field[Any]) -> tuple[str, dict[int, Any] | None, Convert | None] | None:
+    """``(struct code, decode table, encode converter)`` of a fixed-size field; None if variable.
 
-
-def _fixed(field: Field[Any]) -> tuple[str, Convert | None, Convert | None] | None:
-    """``(struct code, decode converter, encode converter)`` of a fixed-size field; None if variable."""
+    A decode table maps every valid raw value to its decoded one; a raw value missing from it (a bool
+    byte of 2, an unknown enum number, a card byte over 51) is refused by the field codec."""
     simple = {id(U8): "B", id(U16): "H", id(U32): "I"}
     if id(field) in simple:
         return simple[id(field)], None, None
     if field is BOOL:
-        return "B", _bool, lambda value: 1 if value else 0
+        return "B", _BOOLS, lambda value: 1 if value else 0
     if field is CARD:
-        return "B", dict(enumerate(ALL_CODES)).__getitem__, card_to_byte
+        return "B", _CARDS, card_to_byte
     if field is CARD_READ:
-        return "H", CARD_READS.__getitem__, _card_read_bytes
+        return "H", CARD_READS, _card_read_bytes
     if isinstance(field, Enum8):
-        return "B", _enum(field._enum), int
+        return "B", {int(m): m for m in field._enum}, int
     return None
 
 
 class Layout:
-    """One message class's compiled layout: field names, the fixed prefix's struct and converters."""
+    """One message class's compiled layout: field names, the fixed prefix's struct, and a decoder.
+
+    ``decode`` is generated per class (:meth:`_compile`): one ``unpack_from``, a dict lookup per
+    converted field, the list of card reads (STACK_READY, DISPENSE_REPORT) in one more ``unpack_from``,
+    and one call of the message class (issue 16). It raises only ``_FAST_ERRORS`` on a payload it does
+    not take, and then :func:`_decode_generic` gives the answer.
+    """
 
     def __init__(self, cls: type[Message]) -> None:
         self.cls = cls
-        self.names = tuple(f.name for f in dataclasses.fields(cls))
-        codes, decoders, encoders = [], [], []
+        self.names: tuple[str, ...] = cls.__struct_fields__
+        codes, tables, encoders = [], [], []
         for field in cls.LAYOUT:
             fixed = _fixed(field)
             if fixed is None:
                 break
             codes.append(fixed[0])
-            decoders.append(fixed[1])
+            tables.append(fixed[1])
             encoders.append(fixed[2])
         self.fixed = len(codes)
         self.struct = struct.Struct("<" + "".join(codes))
-        self.decoders = tuple(decoders)
+        self.tables = tuple(tables)
         self.encoders = tuple(encoders)
-        self.plain = all(d is None for d in decoders)
         self.rest = cls.LAYOUT[self.fixed :]
         self.optional_from = len(cls.LAYOUT) - cls.APPENDED
+        self.decode: Callable[[bytes], Message] = self._compile()
 
-    def decode(self, payload: bytes) -> Message:
-        if len(payload) < self.struct.size:
-            raise ValueError("short: the generic path decides (appended fields left out, or MALFORMED)")
-        raw = self.struct.unpack_from(payload)
-        values = (
-            list(raw) if self.plain else [v if c is None else c(v) for v, c in zip(raw, self.decoders, strict=True)]
-        )
-        if not self.rest:
-            return self.cls(*values)
-        pos = self.struct.size
-        for index, codec in enumerate(self.rest, start=self.fixed):
-            if pos == len(payload) and index >= self.optional_from:
-                break
-            value, pos = codec.decode(payload, pos)
-            values.append(value)
-        return self.cls(*values)
+    def _compile(self) -> Callable[[bytes], Message]:
+        cls, n = self.cls, self.fixed
+        env: dict[str, Any] = {"cls": cls, "unpack_from": self.struct.unpack_from}
+        raw = [f"v{i}" for i in range(n)]
+        values = []
+        for i, table in enumerate(self.tables):
+            env[f"t{i}"] = table
+            values.append(raw[i] if table is None else f"t{i}[v{i}]")
+        if n and not self.rest and all(table is None for table in self.tables):
+            unpack = self.struct.unpack_from
+            return cast(Callable[[bytes], Message], lambda payload: cls(*unpack(payload)))
+        lines = [f"    {', '.join(raw)}, = unpack_from(payload)"] if n else []
+        card_reads = len(self.rest) == 1 and isinstance(self.rest[0], ListOf) and self.rest[0]._item is CARD_READ
+        if self.rest and not (card_reads and not cls.APPENDED):
+            env.update(rest=tuple(enumerate(self.rest, start=n)), size=self.struct.size, optional=self.optional_from)
+            lines += [
+                f"    values = [{', '.join(values)}]",
+                "    pos, end = size, len(payload)",
+                "    for index, codec in rest:",
+                "        if pos == end and index >= optional:",
+                "            break",
+                "        value, pos = codec.decode(payload, pos)",
+                "        values.append(value)",
+                "    return cls(*values)",
+            ]
+        else:
+            if card_reads:  # a u8 count, then that many (card, status) pairs: one u16 each
+                env.update(size=self.struct.size, reads=CARD_READS.__getitem__, lists=_CARD_READ_LISTS)
+                lines += [
+                    "    count = payload[size]",
+                    f"    v{n} = tuple(map(reads, lists[count](payload, size + 1)))",
+                ]
+                values.append(f"v{n}")
+            lines.append(f"    return cls({', '.join(values)})")
+        source = "def decode(payload):\n" + "\n".join(lines or ["    return cls()"]) + "\n"
+        exec(compile(source, f"<decode {cls.__name__}>", "exec"), env)
+        decode: Callable[[bytes], Message] = env["decode"]
+        return decode
 
     def encode(self, message: Message) -> bytes:
         names = self.names
@@ -134,14 +170,19 @@ class Layout:
         return bytes(out)
 
 
+_CARD_READ_LISTS = tuple(struct.Struct(f"<{count}H").unpack_from for count in range(256))
+"""The unpacker of a list of ``count`` card reads, by count (a list has a u8 count)."""
+
+
 _LAYOUTS: dict[int, Layout] = {int(cls.TYPE): Layout(cls) for cls in ALL_MESSAGES}
 _BY_TYPE: dict[int, type[Message]] = {cls.TYPE: cls for cls in ALL_MESSAGES}
+_DECODERS: dict[int, Callable[[bytes], Message]] = {t: layout.decode for t, layout in _LAYOUTS.items()}
 
 
 def _encode_generic(message: Message) -> bytes:
     out = bytearray()
-    for field, codec in zip(dataclasses.fields(message), message.LAYOUT, strict=True):
-        codec.encode(getattr(message, field.name), out)
+    for name, codec in zip(message.__struct_fields__, message.LAYOUT, strict=True):
+        codec.encode(getattr(message, name), out)
     return bytes(out)
 
 
@@ -192,12 +233,16 @@ def encode(message: Message, seq: int = 0) -> bytes:
 
 
 def decode(frame: Frame) -> Message:
-    if frame.version != PROTOCOL_VERSION:
-        raise MessageError(
-            NakCode.UNSUPPORTED_VERSION,
-            f"frame is protocol version {frame.version}; this side speaks version {PROTOCOL_VERSION}",
-        )
-    return decode_payload(frame.msg_type, frame.payload)
+    """The message in a checked frame, or ``MessageError`` (UNSUPPORTED_VERSION, UNKNOWN_MESSAGE, MALFORMED)."""
+    if frame.version == PROTOCOL_VERSION:
+        try:
+            return _DECODERS[frame.msg_type](frame.payload)
+        except _FAST_ERRORS:  # KeyError for an unknown type, or a payload the decoder does not take:
+            return decode_payload(frame.msg_type, frame.payload)  # the one UNKNOWN_MESSAGE or MALFORMED error
+    raise MessageError(
+        NakCode.UNSUPPORTED_VERSION,
+        f"frame is protocol version {frame.version}; this side speaks version {PROTOCOL_VERSION}",
+    )
 
 
 def logged(event: Event) -> LoggedEvent:

@@ -7,12 +7,18 @@ errors through). The ``crc32c`` package uses the CPU's CRC instructions where pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import crc32c as _crc32c
 
 CHECK_VALUE = 0xE3069283
 """CRC-32C of ``b"123456789"``: the standard check value."""
 
+RESIDUE = 0x48674BC7
+"""CRC-32C of any bytes followed by their own CRC-32C, little-endian: the check a receiver can run over a
+whole frame body, CRC included, in one call (a reflected CRC's residue, here after the final inversion).
+It holds for exactly the one 4-byte tail that is the body's CRC, so it refuses what a comparison refuses."""
 
-def crc32c(data: bytes | bytearray | memoryview) -> int:
-    """Return the CRC-32C of ``data`` as an unsigned 32-bit integer."""
-    return int(_crc32c.crc32c(data))
+crc32c: Callable[[bytes | bytearray | memoryview], int] = _crc32c.crc32c
+"""Return the CRC-32C of ``data`` as an unsigned 32-bit integer (the C function itself: no Python
+wrapper on the decode path, issue 16)."""

@@ -1,13 +1,21 @@
-"""Protocol v1 messages as frozen dataclasses, one per message type, with their payload layout.
+"""Protocol v1 messages as frozen structs, one per message type, with their payload layout.
 
-Each class names its ``TYPE`` and one field codec per dataclass field (``LAYOUT``), in wire order.
+Each class names its ``TYPE`` and one field codec per field (``LAYOUT``), in wire order.
 See ``SPEC.md`` for the meaning of every field and the rules of the exchange.
+
+The messages are frozen ``msgspec.Struct`` classes (they were frozen dataclasses): the same fields,
+positional and keyword construction, defaults, equality, hash, repr and immutability, but built in C,
+which is most of what decoding a frame costs in Python (issue 16). ``msgspec.structs.replace`` and
+``msgspec.structs.fields`` stand in for their ``dataclasses`` namesakes. A message holds only numbers,
+text, bytes, enums and tuples of frozen values, so it never takes part in a reference cycle
+(``gc=False``: the collector does not track messages).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import msgspec
 
 from protocols.codes import DispensePhase, FaultCode, MsgType, NakCode, ShoeState
 from protocols.fields import (
@@ -29,8 +37,7 @@ from protocols.fields import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True, gc=False):
     """Base of every message. Subclasses set ``TYPE`` and ``LAYOUT``."""
 
     TYPE: ClassVar[MsgType]
@@ -42,18 +49,15 @@ class Message:
 # --- host requests ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identify(Message):
+class Identify(Message, frozen=True):
     TYPE = MsgType.IDENTIFY
 
 
-@dataclass(frozen=True, slots=True)
-class GetStatus(Message):
+class GetStatus(Message, frozen=True):
     TYPE = MsgType.GET_STATUS
 
 
-@dataclass(frozen=True, slots=True)
-class Dispense(Message):
+class Dispense(Message, frozen=True):
     """Dispense one stack of ``cards`` cards under ``dispense_id`` (idempotent by id)."""
 
     TYPE = MsgType.DISPENSE
@@ -62,8 +66,7 @@ class Dispense(Message):
     cards: int
 
 
-@dataclass(frozen=True, slots=True)
-class QueryDispense(Message):
+class QueryDispense(Message, frozen=True):
     """Ask what became of ``dispense_id`` without ever moving a card."""
 
     TYPE = MsgType.QUERY_DISPENSE
@@ -71,13 +74,11 @@ class QueryDispense(Message):
     dispense_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class ReleaseStub(Message):
+class ReleaseStub(Message, frozen=True):
     TYPE = MsgType.RELEASE_STUB
 
 
-@dataclass(frozen=True, slots=True)
-class Scan(Message):
+class Scan(Message, frozen=True):
     """Read one card the dealer passes across the reader, waiting at most ``timeout_ms``."""
 
     TYPE = MsgType.SCAN
@@ -85,31 +86,26 @@ class Scan(Message):
     timeout_ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class DeckCheck(Message):
+class DeckCheck(Message, frozen=True):
     TYPE = MsgType.DECK_CHECK
 
 
-@dataclass(frozen=True, slots=True)
-class SelfTest(Message):
+class SelfTest(Message, frozen=True):
     TYPE = MsgType.SELF_TEST
 
 
-@dataclass(frozen=True, slots=True)
-class GetCounters(Message):
+class GetCounters(Message, frozen=True):
     TYPE = MsgType.GET_COUNTERS
 
 
-@dataclass(frozen=True, slots=True)
-class ReadEventLog(Message):
+class ReadEventLog(Message, frozen=True):
     TYPE = MsgType.READ_EVENT_LOG
     LAYOUT = (U32, U8)
     first_event: int
     max_events: int
 
 
-@dataclass(frozen=True, slots=True)
-class ClearFault(Message):
+class ClearFault(Message, frozen=True):
     """Clear one fault, or every clearable fault when ``code`` is 0."""
 
     TYPE = MsgType.CLEAR_FAULT
@@ -117,13 +113,11 @@ class ClearFault(Message):
     code: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Reset(Message):
+class Reset(Message, frozen=True):
     TYPE = MsgType.RESET
 
 
-@dataclass(frozen=True, slots=True)
-class EventAck(Message):
+class EventAck(Message, frozen=True):
     """Cumulative acknowledgement: every event up to and including ``event_no`` arrived. No reply."""
 
     TYPE = MsgType.EVENT_ACK
@@ -132,8 +126,7 @@ class EventAck(Message):
     event_no: int
 
 
-@dataclass(frozen=True, slots=True)
-class FirmwareDigest(Message):
+class FirmwareDigest(Message, frozen=True):
     """v1 addition (SPEC §12): the HMAC-SHA256 keyed by ``seed`` (4..64 bytes) over the firmware image."""
 
     TYPE = MsgType.FIRMWARE_DIGEST
@@ -144,8 +137,7 @@ class FirmwareDigest(Message):
 # --- shoe responses --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identity(Message):
+class Identity(Message, frozen=True):
     TYPE = MsgType.IDENTITY
     LAYOUT = (STR, STR, STR, U8, U16, U32)
     model: str
@@ -156,8 +148,7 @@ class Identity(Message):
     boot_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class Status(Message):
+class Status(Message, frozen=True):
     TYPE = MsgType.STATUS
     LAYOUT = (Enum8(ShoeState), U16, U16, U32, U32, U32, U32, BOOL, BOOL)
     state: ShoeState
@@ -173,8 +164,7 @@ class Status(Message):
     UNKNOWN_REMAINING: ClassVar[int] = 0xFFFF
 
 
-@dataclass(frozen=True, slots=True)
-class DispenseReport(Message):
+class DispenseReport(Message, frozen=True):
     TYPE = MsgType.DISPENSE_REPORT
     LAYOUT = (U32, Enum8(DispensePhase), BOOL, U8, ListOf(CARD_READ))
     dispense_id: int
@@ -184,22 +174,19 @@ class DispenseReport(Message):
     cards: tuple[CardRead, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class StubReleased(Message):
+class StubReleased(Message, frozen=True):
     TYPE = MsgType.STUB_RELEASED
     LAYOUT = (U8,)
     count: int
 
 
-@dataclass(frozen=True, slots=True)
-class ScanResult(Message):
+class ScanResult(Message, frozen=True):
     TYPE = MsgType.SCAN_RESULT
     LAYOUT = (CARD_READ,)
     read: CardRead
 
 
-@dataclass(frozen=True, slots=True)
-class DeckReport(Message):
+class DeckReport(Message, frozen=True):
     """Deck check: how many cards the shoe holds, which identities, which appear twice, unreadable.
 
     ``back`` and ``foreign`` are appended v1 fields (SPEC §7, §11): the loaded deck's back design
@@ -218,16 +205,14 @@ class DeckReport(Message):
     foreign: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class SelfTestReport(Message):
+class SelfTestReport(Message, frozen=True):
     TYPE = MsgType.SELF_TEST_REPORT
     LAYOUT = (BOOL, ListOf(U8_BOOL))
     passed: bool
     results: tuple[tuple[int, bool], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Counters(Message):
+class Counters(Message, frozen=True):
     TYPE = MsgType.COUNTERS
     LAYOUT = (U32, U32, U32, U32, U32, U32, U32)
     cards: int
@@ -239,8 +224,7 @@ class Counters(Message):
     misfeeds: int
 
 
-@dataclass(frozen=True, slots=True)
-class EventLog(Message):
+class EventLog(Message, frozen=True):
     TYPE = MsgType.EVENT_LOG
     LAYOUT = (U32, BOOL, ListOf(LOGGED_EVENT))
     boot_id: int
@@ -248,21 +232,18 @@ class EventLog(Message):
     events: tuple[LoggedEvent, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Ok(Message):
+class Ok(Message, frozen=True):
     TYPE = MsgType.OK
 
 
-@dataclass(frozen=True, slots=True)
-class Nak(Message):
+class Nak(Message, frozen=True):
     TYPE = MsgType.NAK
     LAYOUT = (Enum8(NakCode), STR)
     code: NakCode
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class FirmwareDigestReport(Message):
+class FirmwareDigestReport(Message, frozen=True):
     """The answer to FIRMWARE_DIGEST (SPEC §12): the seed echoed, the 32-byte HMAC, the firmware identity,
     the bootloader's version, the image's size in bytes."""
 
@@ -278,15 +259,13 @@ class FirmwareDigestReport(Message):
 # --- shoe events (reliable: numbered, acknowledged, re-sent) ---------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Event(Message):
+class Event(Message, frozen=True):
     """Base of events; ``event_no`` counts from 1 at each boot."""
 
     event_no: int
 
 
-@dataclass(frozen=True, slots=True)
-class CardReadEvent(Event):
+class CardReadEvent(Event, frozen=True):
     TYPE = MsgType.CARD_READ
     LAYOUT = (U32, U32, U8, CARD_READ)
     dispense_id: int
@@ -294,38 +273,33 @@ class CardReadEvent(Event):
     read: CardRead
 
 
-@dataclass(frozen=True, slots=True)
-class StackReady(Event):
+class StackReady(Event, frozen=True):
     TYPE = MsgType.STACK_READY
     LAYOUT = (U32, U32, ListOf(CARD_READ))
     dispense_id: int
     cards: tuple[CardRead, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class StackTaken(Event):
+class StackTaken(Event, frozen=True):
     TYPE = MsgType.STACK_TAKEN
     LAYOUT = (U32, U32)
     dispense_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class FaultRaised(Event):
+class FaultRaised(Event, frozen=True):
     TYPE = MsgType.FAULT_RAISED
     LAYOUT = (U32, Enum8(FaultCode), U32)
     code: FaultCode
     dispense_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class FaultCleared(Event):
+class FaultCleared(Event, frozen=True):
     TYPE = MsgType.FAULT_CLEARED
     LAYOUT = (U32, Enum8(FaultCode))
     code: FaultCode
 
 
-@dataclass(frozen=True, slots=True)
-class DeckLoaded(Event):
+class DeckLoaded(Event, frozen=True):
     """Cards were loaded (v1 addition, SPEC §11): ``count`` the shoe senses now (0xFFFF unknown), ``back``
     the deck's back design ("" when the shoe cannot read it). Sent by shoes with Capability.DECK_LOADED."""
 
