@@ -86,8 +86,10 @@ class EmulatedShoe(ShoeHandlers):
 
     def __init__(self, config: EmulatorConfig = DEFAULT_CONFIG, *, clock: Clock | None = None) -> None:
         self.config = config
-        self._cond = threading.Condition(threading.RLock())
-        self._time = Timekeeper(self._cond, clock, self._resend_due, self._resend)
+        lock = threading.RLock()
+        self._cond = threading.Condition(lock)
+        """Readers of the shoe's output (``host_read``) wait on it; the timer thread waits on its own."""
+        self._time = Timekeeper(lock, clock, self._resend_due, self._resend)
         self._timing = profile(config.timing)
         self._line = Impairment(random_for(config.seed, "line"), config.corrupt_rate, config.drop_rate,
                                 config.latency_ms)  # fmt: skip
@@ -299,12 +301,13 @@ class EmulatedShoe(ShoeHandlers):
         event = make(self._event_no)
         wire = codec.encode(event, 0)
         self._log.append((self._event_no, codec.logged(event)))
-        self._unacked[self._event_no] = _Unacked(wire, self._time.clock())
+        now = self._time.clock()
+        self._unacked[self._event_no] = _Unacked(wire, now)
         while len(self._unacked) > LOG_SIZE:
             self._unacked.popitem(last=False)
         self._count["events_sent"] += 1
         self._send(wire)
-        self._time.wake()
+        self._time.wake(now + self.config.event_resend_s)  # its re-send; wakes the timer only if earliest
 
     def _resend(self, now: float, *, force: bool = False) -> None:
         if not self._plugged or self._closed:
