@@ -38,9 +38,9 @@ from drivers.emulator.impairment import DelayLine, Impairment, random_for
 from drivers.emulator.timing import Clock, Timekeeper, profile
 from protocols import codec
 from protocols import messages as m
-from protocols.codes import DispensePhase, FaultCode, MsgType, NakCode
+from protocols.codes import PROTOCOL_VERSION, DispensePhase, FaultCode, MsgType, NakCode
 from protocols.fields import LoggedEvent
-from protocols.framing import BadFrame, Deframer, Frame
+from protocols.framing import BadFrame, Deframer, Frame, encode_frame
 
 log = structlog.get_logger(__name__)
 
@@ -299,8 +299,9 @@ class EmulatedShoe(ShoeHandlers):
     def _emit(self, make: Callable[[int], m.Event]) -> None:
         self._event_no += 1
         event = make(self._event_no)
-        wire = codec.encode(event, 0)
-        self._log.append((self._event_no, codec.logged(event)))
+        payload = codec.encode_payload(event)  # once, for the wire and the event log (codec.logged's form)
+        wire = encode_frame(PROTOCOL_VERSION, event.TYPE, 0, payload)
+        self._log.append((self._event_no, LoggedEvent(int(event.TYPE), payload)))
         now = self._time.clock()
         self._unacked[self._event_no] = _Unacked(wire, now)
         while len(self._unacked) > LOG_SIZE:
