@@ -58,11 +58,39 @@ class _Plan:
 
 
 class _Pending:
+    """The one request in flight: its answer (or the link's loss), handed from the reader thread.
+
+    The hand-off is a bare lock held from the start, released by the reader when the answer is in:
+    one futex wake and one wait per request, where an ``Event`` builds a ``Condition`` and a waiter
+    lock for each wait (issue 16). Only the reader thread calls ``deliver``; ``taken`` is its flag.
+    """
+
+    __slots__ = ("_gate", "error", "response", "seq", "taken")
+
     def __init__(self, seq: int) -> None:
         self.seq = seq
-        self.done = threading.Event()
         self.response: Message | None = None
         self.error: ShoeError | None = None
+        self.taken = False
+        """An answer (or a loss) was delivered since the last ``rearm``: later copies are late."""
+        self._gate = threading.Lock()
+        self._gate.acquire()
+
+    def deliver(self) -> None:
+        """The reader thread: the answer (or ``error``) is set; wake the requester."""
+        if not self.taken:
+            self.taken = True
+            self._gate.release()
+
+    def wait(self, timeout: float) -> bool:
+        """The requester: True once delivered (the gate is then held again, for ``rearm``)."""
+        return self._gate.acquire(timeout=max(timeout, 0.0))
+
+    def rearm(self) -> None:
+        """After a delivered answer was consumed: wait for the next one (a replay, a re-send)."""
+        self.response = None
+        self.error = None
+        self.taken = False
 
 
 class Link:
@@ -156,8 +184,7 @@ class Link:
             try:
                 response = self._exchange(message, pending, plan)
                 if confirm:
-                    pending.done.clear()
-                    pending.response = None
+                    pending.rearm()
                     replay = self._exchange(message, pending, _Plan(plan.timeout, plan.retries, 0.0, plan.survive_loss))
                     if replay != response:
                         raise ShoeDiscrepancy(
@@ -182,7 +209,7 @@ class Link:
             except ShoeIOError as exc:
                 lost: ShoeError = exc
             else:
-                if not pending.done.wait(plan.timeout):
+                if not pending.wait(plan.timeout):
                     if time.monotonic() < working_until:
                         self.stats.polls += 1
                         continue
@@ -203,8 +230,7 @@ class Link:
                 raise lost
             losses += 1
             generation = self._generation
-            pending.error = None
-            pending.done.clear()
+            pending.rearm()
             log.info("re-sending request after reconnect", request=message.TYPE.name, seq=pending.seq)
 
     def _await_new_link(self, generation: int) -> bool:
@@ -273,16 +299,26 @@ class Link:
                 self._dispatch(data)
 
     def _dispatch(self, data: bytes) -> None:
+        """One read's frames in order; then its one EVENT_ACK, then the requester is woken.
+
+        The answer is handed over last: the requester then runs once, with the events of the same
+        read (a dispense's STARTED comes with its CARD_READs and STACK_READY from an instant shoe)
+        already delivered, and without taking the GIL back and forth with this thread (issue 16).
+        """
         self._batching = True
         try:
-            self._dispatch_frames(data)
+            answered = self._dispatch_frames(data)
         finally:
             self._batching = False
             held, self._held_ack = self._held_ack, None
             if held is not None:
                 self._send_now(held)
+        if answered is not None:
+            answered.deliver()
 
-    def _dispatch_frames(self, data: bytes) -> None:
+    def _dispatch_frames(self, data: bytes) -> _Pending | None:
+        """Deliver the events; keep the answer to the request in flight (returned, woken by ``_dispatch``)."""
+        answered: _Pending | None = None
         for item in self._deframer.feed(data):
             if isinstance(item, BadFrame):
                 self.stats.bad_frames += 1
@@ -300,19 +336,20 @@ class Link:
                 self._on_event(message)
             elif message.TYPE.is_response:
                 pending = self._pending
-                if pending is not None and pending.seq == item.seq and not pending.done.is_set():
+                if pending is not None and pending.seq == item.seq and not pending.taken and pending.response is None:
                     pending.response = message
-                    pending.done.set()
+                    answered = pending
                 else:
                     self.stats.late_responses += 1
+        return answered
 
     def _lost(self, reason: str) -> None:
         self.stats.link_losses += 1
         self._connected.clear()
         pending = self._pending
-        if pending is not None:
+        if pending is not None and not pending.taken:
             pending.error = ShoeIOError(f"{self.url}: link lost during request ({reason})")
-            pending.done.set()
+            pending.deliver()
         log.warning("shoe link lost", port=self.url, reason=reason)
         self._notify(LinkLost(reason))
         self._transport.close()
