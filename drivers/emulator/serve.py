@@ -109,6 +109,14 @@ class _Server:
         out_fd = self._out_fd()
         if out_fd is None:
             return  # nobody to send to: the bytes are lost, like a line nobody listens on
+        if data and not self._pending:  # the usual case: nothing held back, send the answer as it is
+            try:
+                sent = self._send(out_fd, data)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            data = data[sent:]
+            if not data:
+                return
         self._pending += data
         if len(self._pending) > _PENDING_LIMIT:
             del self._pending[: len(self._pending) - _PENDING_LIMIT]
