@@ -46,6 +46,11 @@ class Dispenser:
         """Counters and STATUS after the last verified dispense; None after anything unverified."""
 
     def dispense(self, cards: int) -> Stack:
+        # A read's EVENT_ACK rides with the next of the dispense's six requests (``Link.holding_acks``).
+        with self.client.link.holding_acks():
+            return self._dispense(cards)
+
+    def _dispense(self, cards: int) -> Stack:
         c = self.client
         if c._needs_resync:
             c.resync()
@@ -237,6 +242,8 @@ class Dispenser:
             if report.phase is DispensePhase.FAILED:
                 self._agree(tracker, report.cards, every_card=False, what="the FAILED report")
                 raise DispenseFailed(FaultCode(report.fault or FaultCode.INTERNAL_ERROR), dispense_id, report.cards)
+            if tracker.result is None and tracker.fault is None and tracker.conflict is None:
+                c.link.flush_acks()  # no request carries them while the stack is in motion
             tracker.wait(c.timeouts.dispense(cards))
             self._no_conflict(tracker)
             if tracker.result is not None:

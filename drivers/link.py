@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import structlog
 
 from drivers.errors import LinkDown, ShoeDiscrepancy, ShoeError, ShoeIOError, ShoeTimeout
+from drivers.handoff import AckHold, Pending
 from drivers.notices import LinkLost, LinkRestored, Notice
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, redact_port
@@ -47,22 +49,13 @@ class LinkStats:
     reconnects: int = 0
 
 
-@dataclass(frozen=True)
-class _Plan:
+class _Plan(NamedTuple):  # a tuple: built once a request, a frozen dataclass costs several times more
     """How one request waits: per-try ``timeout``, ``retries`` after ``work`` seconds of expected silence."""
 
     timeout: float
     retries: int
     work: float
     survive_loss: bool
-
-
-class _Pending:
-    def __init__(self, seq: int) -> None:
-        self.seq = seq
-        self.done = threading.Event()
-        self.response: Message | None = None
-        self.error: ShoeError | None = None
 
 
 class Link:
@@ -83,7 +76,7 @@ class Link:
         self._deframer = Deframer()
         self._write_lock = threading.Lock()
         self._request_lock = threading.Lock()
-        self._pending: _Pending | None = None
+        self._pending: Pending | None = None
         self._seq = 0
         self._connected = threading.Event()
         self._connected.set()
@@ -94,6 +87,8 @@ class Link:
         self._thread: threading.Thread | None = None
         self._batching = False
         self._held_ack: EventAck | None = None
+        self._acks = AckHold()  # the EVENT_ACK a ``holding_acks`` thread was handed with an answer
+        self._acks_lock = threading.Lock()
         """The highest EVENT_ACK asked for while the reader dispatches one read (reader thread only)."""
         self.stats = LinkStats()
 
@@ -151,13 +146,12 @@ class Link:
             if not self._connected.is_set():
                 raise LinkDown(f"{self.url}: link is down (reconnecting)")
             self._seq = self._seq % 0xFFFF + 1
-            pending = _Pending(self._seq)
+            pending = Pending(self._seq, defer=self._acks.owner == threading.get_ident())
             self._pending = pending
             try:
                 response = self._exchange(message, pending, plan)
                 if confirm:
-                    pending.done.clear()
-                    pending.response = None
+                    pending.rearm()
                     replay = self._exchange(message, pending, _Plan(plan.timeout, plan.retries, 0.0, plan.survive_loss))
                     if replay != response:
                         raise ShoeDiscrepancy(
@@ -166,8 +160,9 @@ class Link:
                 return response
             finally:
                 self._pending = None
+                self._keep_ack(pending)
 
-    def _exchange(self, message: Message, pending: _Pending, plan: _Plan) -> Message:
+    def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
         wire = codec.encode(message, pending.seq)
         attempt = losses = 0
         generation = self._generation
@@ -177,12 +172,17 @@ class Link:
             # A re-send starts with a delimiter: if noise ate the last frame's 0x00, the shoe's
             # deframer would otherwise glue this copy onto the broken frame and lose it too.
             try:
-                self._write(wire if first else b"\x00" + wire)
+                if first:
+                    self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
+                    held = self._acks.take() if pending.defer else None
+                    self._write(wire if held is None else codec.encode(held, 0) + wire)  # one write for both
+                else:
+                    self._write(b"\x00" + wire)
                 first = False
             except ShoeIOError as exc:
                 lost: ShoeError = exc
             else:
-                if not pending.done.wait(plan.timeout):
+                if not pending.wait(plan.timeout):
                     if time.monotonic() < working_until:
                         self.stats.polls += 1
                         continue
@@ -203,8 +203,7 @@ class Link:
                 raise lost
             losses += 1
             generation = self._generation
-            pending.error = None
-            pending.done.clear()
+            pending.rearm()
             log.info("re-sending request after reconnect", request=message.TYPE.name, seq=pending.seq)
 
     def _await_new_link(self, generation: int) -> bool:
@@ -216,6 +215,40 @@ class Link:
         with self._reconnected:
             self._reconnected.wait_for(lambda: self._closed.is_set() or reopened(), self.timeouts.reconnect_give_up)
             return reopened() and not self._closed.is_set()
+
+    @contextlib.contextmanager
+    def holding_acks(self) -> Iterator[None]:
+        """Within: the EVENT_ACK of a read that answered this thread's request goes with its next request.
+
+        The reader would otherwise write it before waking the requester, on the answer's path, and
+        the shoe would read it apart from the request that follows at once (a dispense's QUERY after
+        its STARTED and events): one write and one wake-up of the shoe for both (issue 16). What is
+        held at the end goes out then; one thread holds at a time (another's requests ack as usual).
+        """
+        if not self._acks_lock.acquire(blocking=False):
+            yield
+            return
+        self._acks.owner = threading.get_ident()
+        try:
+            yield
+        finally:
+            self._acks.owner = None
+            self.flush_acks()
+            self._acks_lock.release()
+
+    def flush_acks(self) -> None:
+        """Send the EVENT_ACK this thread holds now (before a wait for events with no request to carry it)."""
+        held = self._acks.take() if self._acks.owner in (None, threading.get_ident()) else None
+        if held is not None:
+            self._send_now(held)
+
+    def _keep_ack(self, pending: Pending) -> None:
+        """The requester: hold the EVENT_ACK the reader handed over with its answer (an older boot's: now)."""
+        ack, pending.ack = pending.ack, None
+        if ack is not None:
+            older = self._acks.keep(ack)
+            if older is not None:
+                self._send_now(older)
 
     def send(self, message: Message) -> None:
         """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down.
@@ -273,16 +306,28 @@ class Link:
                 self._dispatch(data)
 
     def _dispatch(self, data: bytes) -> None:
+        """One read's frames in order; then its one EVENT_ACK, then the requester is woken.
+
+        The answer is handed over last: the requester then runs once, with the events of the same
+        read (a dispense's STARTED comes with its CARD_READs and STACK_READY from an instant shoe)
+        already delivered, and without taking the GIL back and forth with this thread (issue 16).
+        """
         self._batching = True
         try:
-            self._dispatch_frames(data)
+            answered = self._dispatch_frames(data)
         finally:
             self._batching = False
             held, self._held_ack = self._held_ack, None
-            if held is not None:
+            if held is not None and answered is not None and answered.defer:
+                answered.ack = held  # its next request's write takes it (``holding_acks``)
+            elif held is not None:
                 self._send_now(held)
+        if answered is not None:
+            answered.deliver()
 
-    def _dispatch_frames(self, data: bytes) -> None:
+    def _dispatch_frames(self, data: bytes) -> Pending | None:
+        """Deliver the events; keep the answer to the request in flight (returned, woken by ``_dispatch``)."""
+        answered: Pending | None = None
         for item in self._deframer.feed(data):
             if isinstance(item, BadFrame):
                 self.stats.bad_frames += 1
@@ -300,19 +345,20 @@ class Link:
                 self._on_event(message)
             elif message.TYPE.is_response:
                 pending = self._pending
-                if pending is not None and pending.seq == item.seq and not pending.done.is_set():
+                if pending is not None and pending.seq == item.seq and not pending.taken and pending.response is None:
                     pending.response = message
-                    pending.done.set()
+                    answered = pending
                 else:
                     self.stats.late_responses += 1
+        return answered
 
     def _lost(self, reason: str) -> None:
         self.stats.link_losses += 1
         self._connected.clear()
         pending = self._pending
-        if pending is not None:
+        if pending is not None and not pending.taken:
             pending.error = ShoeIOError(f"{self.url}: link lost during request ({reason})")
-            pending.done.set()
+            pending.deliver()
         log.warning("shoe link lost", port=self.url, reason=reason)
         self._notify(LinkLost(reason))
         self._transport.close()

@@ -12,9 +12,12 @@ pyserial facts this module relies on (see ``shared/docs/driver-notes.md``):
 
 A device port's ``read(timeout)`` waits in one ``select`` on the port's descriptor and a wake-up pipe
 that ``close`` writes to, for the whole ``timeout``: an idle link sleeps instead of polling every 50 ms
-(issue 16), and ``wakes_on_close`` tells the link it may wait long. A write is not drained (no
-``tcdrain`` per write): the bytes are in the kernel's buffer when ``write`` returns, and a port that
-vanished fails that write or the next read all the same. Socket ports keep the bounded poll.
+(issue 16), and ``wakes_on_close`` tells the link it may wait long; it then reads what is waiting with
+one ``os.read`` on pyserial's descriptor (``fileno()``), and writes with one ``os.write``, falling back
+to pyserial's write only for what the kernel did not take: pyserial's own read and write each add
+``select`` and ``ioctl`` calls per request. A write is not drained (no ``tcdrain`` per write): the bytes
+are in the kernel's buffer when ``write`` returns, and a port that vanished fails that write or the next
+read all the same. Socket ports keep the bounded poll.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ ValueError: select on a closed socket)."""
 DEFAULT_BAUD = 115_200
 POLL_INTERVAL = 0.05
 """Upper bound on one blocking pyserial read, so ``read(timeout)`` and ``close`` stay responsive."""
+READ_CHUNK = 65536
+"""At most this many bytes per device read: more than a burst of events holds (the pty buffer is 4 KiB)."""
+_VANISHED = "device reports readiness to read but returned no data (device disconnected or multiple access on port?)"
 
 
 def parse_serial_url(url: str) -> tuple[str, int]:
@@ -120,6 +126,20 @@ class SerialTransport(Transport):
 
     def write(self, data: bytes) -> None:
         try:
+            if self._fd is not None:
+                # One os.write on the (non-blocking) descriptor: pyserial's write adds a select per
+                # write to wait for room; only what the kernel did not take goes through it. The
+                # descriptor is pyserial's of now: None once closed (a number may be reused then).
+                fd = self._port.fd
+                if fd is None:
+                    raise ShoeIOError(f"write to {self.url} failed: the port is closed")
+                try:
+                    sent = os.write(fd, data)
+                except BlockingIOError:
+                    sent = 0
+                if sent == len(data):
+                    return
+                data = data[sent:]
             self._port.write(data)
         except _PORT_ERRORS as exc:
             raise ShoeIOError(f"write to {self.url} failed: {exc}") from exc
@@ -144,21 +164,27 @@ class SerialTransport(Transport):
                 return b""
 
     def _read_device(self, fd: int, wake: int, timeout: float) -> bytes:
-        """One select on the port and the wake-up pipe; then what is waiting (pyserial reads it)."""
+        """One select on the port and the wake-up pipe; then what is waiting, in one ``os.read``."""
         if self._closed.is_set():
             return b""
         try:
             ready, _, _ = select.select([fd, wake], [], [], max(timeout, 0.0))
             if self._closed.is_set() or not ready or wake in ready:
                 return b""
-            # Readable with nothing waiting is a vanished adapter: pyserial's read(1) raises for it.
-            return bytes(self._port.read(self._port.in_waiting or 1))
-        except InterruptedError:
+            port_fd = self._port.fd  # None once closed (its number may be reused by then)
+            if port_fd is None:
+                return b""
+            data = os.read(port_fd, READ_CHUNK)  # what is waiting, in one call (pyserial's read adds two)
+        except (InterruptedError, BlockingIOError):
             return b""
         except _PORT_ERRORS as exc:
             if self._closed.is_set():
                 return b""
             raise ShoeIOError(f"read from {self.url} failed: {exc}") from exc
+        if not data and not self._closed.is_set():
+            # Readable with nothing to read is a vanished adapter (pyserial's words for it).
+            raise ShoeIOError(f"read from {self.url} failed: {_VANISHED}")
+        return data
 
     def close(self) -> None:
         if self._closed.is_set():

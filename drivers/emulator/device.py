@@ -38,9 +38,9 @@ from drivers.emulator.impairment import DelayLine, Impairment, random_for
 from drivers.emulator.timing import Clock, Timekeeper, profile
 from protocols import codec
 from protocols import messages as m
-from protocols.codes import DispensePhase, FaultCode, MsgType, NakCode
+from protocols.codes import PROTOCOL_VERSION, DispensePhase, FaultCode, MsgType, NakCode
 from protocols.fields import LoggedEvent
-from protocols.framing import BadFrame, Deframer, Frame
+from protocols.framing import BadFrame, Deframer, Frame, encode_frame
 
 log = structlog.get_logger(__name__)
 
@@ -86,8 +86,10 @@ class EmulatedShoe(ShoeHandlers):
 
     def __init__(self, config: EmulatorConfig = DEFAULT_CONFIG, *, clock: Clock | None = None) -> None:
         self.config = config
-        self._cond = threading.Condition(threading.RLock())
-        self._time = Timekeeper(self._cond, clock, self._resend_due, self._resend)
+        lock = threading.RLock()
+        self._cond = threading.Condition(lock)
+        """Readers of the shoe's output (``host_read``) wait on it; the timer thread waits on its own."""
+        self._time = Timekeeper(lock, clock, self._resend_due, self._resend)
         self._timing = profile(config.timing)
         self._line = Impairment(random_for(config.seed, "line"), config.corrupt_rate, config.drop_rate,
                                 config.latency_ms)  # fmt: skip
@@ -119,7 +121,11 @@ class EmulatedShoe(ShoeHandlers):
                     self._on_frame(item)
 
     def host_read(self, timeout: float) -> bytes:
-        deadline = time.monotonic() + max(timeout, 0.0)
+        if timeout <= 0:  # what is ready now (the pty and TCP servers, once a pass)
+            with self._cond:
+                self._check_link()
+                return self._out.pop_ready(self._time.clock())
+        deadline = time.monotonic() + timeout
         with self._cond:
             while True:
                 self._check_link()
@@ -297,14 +303,16 @@ class EmulatedShoe(ShoeHandlers):
     def _emit(self, make: Callable[[int], m.Event]) -> None:
         self._event_no += 1
         event = make(self._event_no)
-        wire = codec.encode(event, 0)
-        self._log.append((self._event_no, codec.logged(event)))
-        self._unacked[self._event_no] = _Unacked(wire, self._time.clock())
+        payload = codec.encode_payload(event)  # once, for the wire and the event log (codec.logged's form)
+        wire = encode_frame(PROTOCOL_VERSION, event.TYPE, 0, payload)
+        self._log.append((self._event_no, LoggedEvent(int(event.TYPE), payload)))
+        now = self._time.clock()
+        self._unacked[self._event_no] = _Unacked(wire, now)
         while len(self._unacked) > LOG_SIZE:
             self._unacked.popitem(last=False)
         self._count["events_sent"] += 1
         self._send(wire)
-        self._time.wake()
+        self._time.wake(now + self.config.event_resend_s)  # its re-send; wakes the timer only if earliest
 
     def _resend(self, now: float, *, force: bool = False) -> None:
         if not self._plugged or self._closed:

@@ -26,6 +26,7 @@ Decisions where the SPEC leaves room:
 
 from __future__ import annotations
 
+import logging
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from protocols.fields import CardRead, LoggedEvent
 from protocols.framing import MAX_PAYLOAD, Frame
 
 log = structlog.get_logger(__name__)
+_debug = logging.getLogger(__name__).isEnabledFor  # per-dispense lines: built only when shown (issue 16)
 
 CAPABILITIES = int(Capability.DISPENSE | Capability.SCAN | Capability.DECK_CHECK | Capability.TRAY_SENSOR
                    | Capability.EVENT_LOG | Capability.SELF_TEST | Capability.FAULT_INJECTION
@@ -206,7 +208,8 @@ class ShoeHandlers:
         self._active = Dispensing(did, cards)
         self._mech.begin_stack(did)
         self._count["dispenses_started"] += 1
-        log.info("emulator_dispense_started", dispense_id=did, cards=cards)
+        if _debug(logging.DEBUG):
+            log.debug("emulator_dispense_started", dispense_id=did, cards=cards)
         if self._timing.instant:
             self._after.append(lambda: self._run_instant(did))
         else:
@@ -249,7 +252,8 @@ class ShoeHandlers:
         assert self._active is not None
         did = self._active.dispense_id
         reads = self._store(self._active, phase, fault)
-        log.info("emulator_dispense_ended", dispense_id=did, phase=phase.name, cards=len(reads), fault=fault)
+        if _debug(logging.DEBUG):
+            log.debug("emulator_dispense_ended", dispense_id=did, phase=phase.name, cards=len(reads), fault=fault)
         if phase is DispensePhase.COMPLETE:
             self._mech.counters.stacks += 1
             self._emit(lambda n: m.StackReady(n, did, reads))

@@ -103,6 +103,13 @@ class DelayLine:
         return self._chunks[0][0] if self._chunks else None
 
     def pop_ready(self, now: float) -> bytes:
+        chunks = self._chunks
+        if not chunks or chunks[0][0] > now:
+            return b""
+        if len(chunks) == 1:  # one answer, as a request makes: no copy
+            data = chunks.popleft()[1]
+            self._size -= len(data)
+            return data
         out = bytearray()
         while self._chunks and self._chunks[0][0] <= now:
             out += self._chunks.popleft()[1]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 from drivers.emulator.config import EmulatorConfig
 from drivers.emulator.impairment import random_for
@@ -81,7 +81,9 @@ class Counters:
     misfeeds: int = 0
 
     def values(self) -> tuple[int, ...]:
-        return astuple(self)
+        # Field by field: dataclasses.astuple deep-copies each value (a GET_COUNTERS per check, issue 16).
+        return (self.cards, self.stacks, self.jams, self.misreads, self.power_cycles, self.double_feeds,
+                self.misfeeds)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,9 @@ client and refuses connections until ``replug()``. Bytes the shoe sends while no
 are discarded.
 
 Each server is one daemon thread waiting in ``select`` on its fds and on a wake-up pipe the shoe
-signals when output is ready or the link changes, so there is no polling latency. Writes never block:
-bytes a reader does not take are held (at most 256 KiB, then the oldest are dropped).
+signals when output is ready or the link changes, so there is no polling latency (output the shoe makes
+while this thread hands it a request is read in the same pass, without the pipe: issue 16). Writes never
+block: bytes a reader does not take are held (at most 256 KiB, then the oldest are dropped).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class _Server:
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
 
     def _wake(self) -> None:
+        if threading.current_thread() is self._thread:
+            return  # output made by this loop's own write to the shoe: _once reads it next (no pipe round trip)
         with contextlib.suppress(BlockingIOError, OSError):
             os.write(self._wake_w, b"x")
 
@@ -100,9 +103,20 @@ class _Server:
             data = self.shoe.host_read(0) if self.shoe.plugged else b""
         except EmulatorUnplugged:
             data = b""
+        if self.shoe.plugged != plugged or self.shoe.link_generation != generation:
+            with contextlib.suppress(BlockingIOError, OSError):  # changed during this pass: go round again
+                os.write(self._wake_w, b"x")
         out_fd = self._out_fd()
         if out_fd is None:
             return  # nobody to send to: the bytes are lost, like a line nobody listens on
+        if data and not self._pending:  # the usual case: nothing held back, send the answer as it is
+            try:
+                sent = self._send(out_fd, data)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            data = data[sent:]
+            if not data:
+                return
         self._pending += data
         if len(self._pending) > _PENDING_LIMIT:
             del self._pending[: len(self._pending) - _PENDING_LIMIT]

@@ -100,22 +100,27 @@ class Scheduler:
 class TimerThread:
     """A daemon thread that calls ``tick()`` whenever ``next_wakeup()`` (clock time) comes due.
 
-    Both are called with ``cond``'s lock held. The owner calls ``cond.notify_all()`` after adding
-    work so the thread recomputes its wait; ``stop()`` ends the thread.
+    Both are called with ``lock`` held. The thread sleeps on a condition of its own over that lock, so
+    that the shoe's notifications to readers of its output (one per frame sent) do not wake it: the
+    owner calls ``wake(due)`` after adding work, and only work due before the thread's current wait
+    (``until``) wakes it (issue 16: a wake-up and a GIL hand-off per frame were on the answer path).
+    ``stop()`` ends the thread.
     """
 
     def __init__(
         self,
-        cond: threading.Condition,
+        lock: threading.RLock,
         clock: Clock,
         next_wakeup: Callable[[], float | None],
         tick: Callable[[], None],
     ) -> None:
-        self._cond = cond
+        self._cond = threading.Condition(lock)
         self._clock = clock
         self._next_wakeup = next_wakeup
         self._tick = tick
         self._stopped = False
+        self.until: float | None = None
+        """When the thread's current wait ends (clock time); None: it waits to be woken."""
         self._thread = threading.Thread(target=self._run, name="shoe-emulator-timer", daemon=True)
         self._thread.start()
 
@@ -130,12 +135,19 @@ class TimerThread:
                     except Exception:  # a bug in a timed action must not kill the shoe's clock
                         log.exception("emulator_timer_failed")
                     continue
+                self.until = wake
                 self._cond.wait(None if wake is None else wake - now)
+
+    def wake(self, due: float | None) -> None:
+        """Work is due at ``due`` (None: unknown): wake the thread unless its wait ends by then anyway."""
+        if due is None or self.until is None or due < self.until:
+            self.until = due  # a second wake before the thread runs need not notify again
+            self._cond.notify()
 
     def stop(self) -> None:
         with self._cond:
             self._stopped = True
-            self._cond.notify_all()
+            self._cond.notify()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=2.0)
 
@@ -144,19 +156,19 @@ class Timekeeper:
     """A shoe's time: its clock, its timers and, unless the clock is a test's, the thread running them.
 
     ``next_extra()`` and ``on_tick(now)`` let the owner add periodic work (event re-sends) without a
-    timer per item. Call everything but ``stop`` with ``cond``'s lock held.
+    timer per item. Call everything but ``stop`` with ``lock`` held.
     """
 
     def __init__(
         self,
-        cond: threading.Condition,
+        lock: threading.RLock,
         clock: Clock | None,
         next_extra: Callable[[], float | None],
         on_tick: Callable[[float], None],
     ) -> None:
         self.clock: Clock = clock or time.monotonic
         self.manual = clock is not None  # a test clock: no thread; the test calls tick()
-        self._cond = cond
+        self._lock = lock
         self._next_extra = next_extra
         self._on_tick = on_tick
         self._timers = Scheduler()
@@ -164,16 +176,17 @@ class Timekeeper:
         self._stopped = False
 
     def later(self, delay: float, action: Callable[[], None]) -> None:
-        self._timers.at(self.clock() + delay, action)
-        self.wake()
+        due = self.clock() + delay
+        self._timers.at(due, action)
+        self.wake(due)
 
-    def wake(self) -> None:
-        """Make the thread (started on first use) recompute its wait."""
+    def wake(self, due: float | None = None) -> None:
+        """Work comes due at ``due`` (None: recompute anyway): the thread (started on first use) waits for it."""
         if self.manual or self._stopped:
             return
         if self._thread is None:
-            self._thread = TimerThread(self._cond, self.clock, self.next_wakeup, self.tick)
-        self._cond.notify_all()
+            self._thread = TimerThread(self._lock, self.clock, self.next_wakeup, self.tick)
+        self._thread.wake(due)
 
     def next_wakeup(self) -> float | None:
         times = [t for t in (self._timers.next_due(), self._next_extra()) if t is not None]
@@ -191,7 +204,7 @@ class Timekeeper:
 
     def stop(self) -> None:
         """End the thread (call without the lock held: it waits for the thread)."""
-        with self._cond:
+        with self._lock:
             self._stopped = True
             thread, self._thread = self._thread, None
         if thread is not None:

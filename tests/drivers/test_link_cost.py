@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import threading
+import time
 import tty
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,3 +90,107 @@ def test_an_idle_reader_sleeps_and_close_wakes_it() -> None:
         assert woke <= 3, f"the idle reader woke {woke} times in a second (it polled every 50 ms before)"
     thread.join(5)  # close() woke the 5 s wait
     assert not thread.is_alive()
+
+
+class _Writes(SerialTransport):
+    """Our transport, keeping the messages of each write (one list per ``write`` call)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.writes: list[list[m.Message]] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append([codec.decode(f) for f in Deframer().feed(data) if isinstance(f, Frame)])
+        super().write(data)
+
+
+@contextlib.contextmanager
+def _shoe_answering(master: int, events_with_first: list[m.Event]) -> Iterator[list[m.Message]]:
+    """The shoe's end of the pty: answers each request with OK (the first one with ``events_with_first``
+    in the same write); yields what it received, in order."""
+    received: list[m.Message] = []
+    stop = threading.Event()
+
+    def run() -> None:
+        deframer, first = Deframer(), True
+        while not stop.is_set():
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if not ready:
+                continue
+            for item in deframer.feed(os.read(master, 4096)):
+                if not isinstance(item, Frame):
+                    continue
+                message = codec.decode(item)
+                received.append(message)
+                if isinstance(message, m.EventAck):
+                    continue
+                extra = b"".join(codec.encode(e, 0) for e in events_with_first) if first else b""
+                os.write(master, codec.encode(m.Ok(), item.seq) + extra)
+                first = False
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield received
+    finally:
+        stop.set()
+        thread.join(5)
+
+
+def _writes_link(master: int, slave: int) -> tuple[Link, _Writes]:
+    transport = _Writes(os.ttyname(slave))
+    link: Link | None = None
+
+    def ack_each(event: m.Event) -> None:
+        assert link is not None
+        link.send(m.EventAck(BOOT, event.event_no))
+
+    link = Link(transport, timeouts=LinkTimeouts(), on_event=ack_each, on_notice=lambda notice: None)
+    link.start()
+    return link, transport
+
+
+STACK = [m.CardReadEvent(1, 7, 1, CardRead("As")), m.CardReadEvent(2, 7, 2, CardRead("Td")),
+         m.StackReady(3, 7, (CardRead("As"), CardRead("Td")))]  # fmt: skip
+
+
+def test_holding_acks_an_answers_events_are_acked_with_the_next_request() -> None:
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link, transport = _writes_link(master, slave)
+    try:
+        with _shoe_answering(master, STACK) as received:
+            with link.holding_acks():
+                link.request(m.GetStatus())
+                link.request(m.GetCounters())
+            assert transport.writes[1:] == [[m.GetStatus()], [m.EventAck(BOOT, 3), m.GetCounters()]]
+            deadline = time.monotonic() + 5
+            while len(received) < 3 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert received == [m.GetStatus(), m.EventAck(BOOT, 3), m.GetCounters()]
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
+
+
+def test_an_ack_held_at_the_end_goes_out_then_and_none_is_held_without() -> None:
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link, transport = _writes_link(master, slave)
+    try:
+        with _shoe_answering(master, STACK):
+            with link.holding_acks():
+                link.request(m.GetStatus())
+                assert transport.writes[1:] == [[m.GetStatus()]]  # held: nothing else written yet
+            assert transport.writes[1:] == [[m.GetStatus()], [m.EventAck(BOOT, 3)]]
+        with _shoe_answering(master, [m.StackTaken(4, 7)]):
+            link.request(m.GetCounters())  # not holding: the reader acks the read itself, at once
+            deadline = time.monotonic() + 5
+            while len(transport.writes) < 5 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert transport.writes[3:] == [[m.GetCounters()], [m.EventAck(BOOT, 4)]]
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
