@@ -25,7 +25,7 @@ def _check(cards: Sequence[Card], sizes: tuple[int, ...]) -> tuple[Card, ...]:
     for c in hand:
         if not isinstance(c, Card):
             raise CardError(f"not a Card: {c!r}")
-    if len(set(hand)) != len(hand):
+    if len({c.index for c in hand}) != len(hand):  # equal cards have equal indices (ints hash in C)
         raise CardError("duplicate card in " + " ".join(c.code for c in hand))
     return hand
 
@@ -58,11 +58,14 @@ def best_hand(cards: Sequence[Card]) -> HandValue:
 
     Where several five-card subsets tie, the one with the highest cards by (rank, suit) is reported.
     """
-    hand = tuple(sorted(_check(cards, (5, 6, 7)), reverse=True))
-    best = rank_cards([c.index for c in hand])
-    if len(hand) > 5:
-        for five in combinations(hand, 5):
-            if rank5(*(c.index for c in five)) == best:
-                return hand_value(best, five)
+    # Card order is (rank, suit) and Card.index is (rank - 2) * 4 + suit: sorting by index is sorting
+    # the cards, high first, without a Python-level comparison per pair.
+    by_index = {c.index: c for c in _check(cards, (5, 6, 7))}
+    order = sorted(by_index, reverse=True)
+    best = rank_cards(order)
+    if len(order) > 5:
+        for five in combinations(order, 5):
+            if rank5(*five) == best:
+                return hand_value(best, [by_index[i] for i in five])
         raise AssertionError("no five-card subset matches the best rank")  # pragma: no cover
-    return hand_value(best, hand)
+    return hand_value(best, [by_index[i] for i in order])
