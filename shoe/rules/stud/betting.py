@@ -25,7 +25,7 @@ from shoe.rules.stud.states import Street
 
 __all__ = ["BettingRound", "LegalAction", "default_action"]
 
-_AGGRESSIVE = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
+_AGGRESSIVE = (ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE)  # `in` by identity
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +78,7 @@ class BettingRound:
         self.current_bet = 0
         self.bets = 0
         self.actions = 0
+        self._legal: tuple[LegalAction, ...] | None = None  # legal(), until apply() changes the round
 
     # -- queries -------------------------------------------------------------------------------
     @property
@@ -98,10 +99,19 @@ class BettingRound:
         return cite("f" if self.actions == 0 else "g")
 
     def legal(self) -> tuple[LegalAction, ...]:
-        """The legal actions of the seat to act, with their fixed-limit amounts."""
-        seat = self.to_act
-        if seat is None or self.closed:
+        """The legal actions of the seat to act, with their fixed-limit amounts.
+
+        Kept until :meth:`apply`, the only method that changes the round (the tuple is immutable).
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _compute_legal(self) -> tuple[LegalAction, ...]:
+        if not self.pending or len(self.live) <= 1:  # nobody to act, or closed
             return ()
+        seat = self.pending[0]
         have = self.contrib[seat]
         if self.forced:
             assert self.bring_in is not None
@@ -129,20 +139,22 @@ class BettingRound:
     # -- the action itself -------------------------------------------------------------------------
     def verify(self, seat: int, kind: ActionKind, amount: int | None = None) -> LegalAction:
         """Return the matching :class:`LegalAction` or raise :class:`RuleViolation` saying why not."""
-        to_act = self.to_act
-        if to_act is None:
+        pending = self.pending
+        if not pending:
             raise RuleViolation(
                 f"the {self.street.label} street betting round is complete",
                 rule=cite("e" if self.street is Street.THIRD else "g"),
                 code="out-of-order",
             )
-        if seat != to_act:
+        if seat != pending[0]:
             raise RuleViolation(
-                f"seat {seat} may not act: seat {to_act} is to act", rule=self.rule(), code="out-of-turn"
+                f"seat {seat} may not act: seat {pending[0]} is to act", rule=self.rule(), code="out-of-turn"
             )
         legal = self.legal()
-        match = next((a for a in legal if a.kind is kind), None)
-        if match is None:
+        for match in legal:
+            if match.kind is kind:
+                break
+        else:
             names = ", ".join(f"{a.kind.value} {a.amount}" for a in legal)
             capped = kind is ActionKind.RAISE and self.bets >= self.max_bets
             if capped:
@@ -176,6 +188,7 @@ class BettingRound:
 
     def apply(self, action: LegalAction) -> BettingAction:
         """Apply a verified action and return its record."""
+        self._legal = None
         seat, kind = action.seat, action.kind
         self.actions += 1
         if kind is ActionKind.FOLD:

@@ -19,12 +19,12 @@ faces; its dealing order; its bring-in suit order); the NJ profile's values give
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from shoe.cards import Card
-from shoe.hands import ShowingValue, showing_value
+from shoe.hands import ShowingValue, showing_key, showing_value
 from shoe.rules.profiles import NJ_SEVEN_CARD_STUD as _NJ
 from shoe.rules.profiles import Face, SeatOrder, StudProfile
 from shoe.rules.stud.states import Street
@@ -37,6 +37,7 @@ __all__ = [
     "clockwise_from",
     "dealing_order",
     "first_to_act",
+    "highest_showing",
     "needs_common_card",
     "needs_reshuffle",
     "street_plan",
@@ -149,10 +150,25 @@ def bring_in_seat(up_cards: dict[int, Card], profile: StudProfile = _NJ) -> int:
 def first_to_act(showing: dict[int, Sequence[Card]]) -> int:
     """(f)(1)-(2) The seat with the highest hand showing; a tie goes to the seat closest to the dealer's
     left (the lowest seat number).  Up-cards only; suits never break the tie.
+
+    Checks the cards (:func:`~shoe.hands.showing_value`); the hand, whose cards were checked as they
+    were dealt, asks :func:`highest_showing` with their ranks.
     """
     if not showing:
         raise ValueError("no live seats")
-    keys = {seat: _showing_key(showing_value(tuple(cards))) for seat, cards in showing.items()}
+    return _highest({seat: _showing_key(showing_value(tuple(cards))) for seat, cards in showing.items()})
+
+
+def highest_showing(ranks: Mapping[int, Sequence[int]]) -> int:
+    """(f)(1)-(2) :func:`first_to_act` from the ranks of each live seat's up-cards (1 to 4 distinct
+    cards' ranks, not checked again)."""
+    if not ranks:
+        raise ValueError("no live seats")
+    return _highest({seat: showing_key(r) for seat, r in ranks.items()})
+
+
+def _highest(keys: Mapping[int, tuple[int, tuple[int, ...]]]) -> int:
+    """The lowest seat among those with the highest key: (f)(2), the tie closest to the dealer's left."""
     best = max(keys.values())
     return min(seat for seat, key in keys.items() if key == best)
 
