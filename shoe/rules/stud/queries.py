@@ -29,6 +29,7 @@ __all__ = ["HandQueries"]
 _DEALING = tuple(DEALING_PHASES.values())  # tuples: an Enum's hash is a Python call, `is` is not
 _ACTING = (Phase.BRING_IN, *BETTING_PHASES.values())  # a seat is to act (d), (e), (f), (g)
 _ENDED = tuple(TERMINAL_PHASES)
+_STREET_NAMES = [f"{s.value}{'rd' if s is Street.THIRD else 'th'}" for s in Street]  # "3rd" .. "7th"
 
 
 def _check_seats(seats: Iterable[int], config: StudTableConfig, profile: StudProfile) -> tuple[int, ...]:
@@ -47,9 +48,8 @@ def _check_seats(seats: Iterable[int], config: StudTableConfig, profile: StudPro
 def _check_profile(profile: StudProfile) -> StudProfile:
     """The streets must be 3rd to 7th, in order: the phase table has exactly those five."""
     names = [spec.name for spec in profile.streets]
-    want = [f"{s.value}{'rd' if s is Street.THIRD else 'th'}" for s in Street]
-    if names != want:
-        raise RuleViolation(f"profile streets {names} must be {want}", rule=cite("c"), code="bad-config")
+    if names != _STREET_NAMES:
+        raise RuleViolation(f"profile streets {names} must be {_STREET_NAMES}", rule=cite("c"), code="bad-config")
     return profile
 
 
