@@ -5,7 +5,8 @@ wrap-around; suits never break ties); three-card ranks for the PA Three Card Bon
 stud showing hands per N.J.A.C. 13:47-20.35.
 
 Object API: :func:`evaluate5`, :func:`best_hand` -> :class:`HandValue`; :func:`evaluate3`;
-:func:`showing_value`.  Fast integer API on card indices (higher is better, 1..7462):
+:func:`showing_value` (and :func:`showing_key`, its comparison key from the ranks alone).  Fast integer
+API on card indices (higher is better, 1..7462):
 :func:`rank5`, :func:`rank6`, :func:`rank7`, :func:`rank_cards`; :func:`rank_class` and
 :func:`hand_value` turn a rank number back into a category, tiebreak and :class:`HandValue`.
 """
@@ -13,7 +14,7 @@ Object API: :func:`evaluate5`, :func:`best_hand` -> :class:`HandValue`; :func:`e
 from shoe.hands.categories import Category, HandValue
 from shoe.hands.fast import RANK_COUNT, category_of_rank, rank5, rank6, rank7, rank_cards, rank_class
 from shoe.hands.five import best_hand, evaluate5, hand_value
-from shoe.hands.showing import ShowingValue, showing_value
+from shoe.hands.showing import ShowingValue, showing_key, showing_value
 from shoe.hands.three import ThreeCardCategory, ThreeCardValue, evaluate3
 
 __all__ = [
@@ -33,5 +34,6 @@ __all__ = [
     "rank7",
     "rank_cards",
     "rank_class",
+    "showing_key",
     "showing_value",
 ]

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shoe.cards import Card, CardError
-from shoe.hands.categories import Category
+from shoe.hands.categories import BY_STRENGTH, Category
 
-__all__ = ["ShowingValue", "showing_value"]
+__all__ = ["ShowingValue", "showing_key", "showing_value"]
 
 _SHAPES: dict[tuple[int, ...], Category] = {
     (4,): Category.FOUR_OF_A_KIND,
@@ -53,13 +53,30 @@ def showing_value(up_cards: Sequence[Card]) -> ShowingValue:
         raise CardError(f"expected 1 to 4 up-cards, got {cards!r}")
     if len(set(cards)) != len(cards):
         raise CardError("duplicate card in " + " ".join(c.code for c in cards))
-    counts: dict[int, int] = {}
-    for c in cards:
-        counts[c.rank] = counts.get(c.rank, 0) + 1
-    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
-    shape = tuple(n for _, n in groups)
-    category = _SHAPES.get(shape, Category.HIGH_CARD)
-    tiebreak = tuple(r for r, _ in groups)
+    strength, tiebreak = showing_key([c.rank for c in cards])
     order = {r: i for i, r in enumerate(tiebreak)}
     ordered = tuple(sorted(cards, key=lambda c: (order[c.rank], -c.suit)))
-    return ShowingValue(category.strength, tiebreak, category, ordered)
+    return ShowingValue(strength, tiebreak, BY_STRENGTH[strength], ordered)
+
+
+_KEYS: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+""":func:`showing_key` by the ranks sorted high to low: at most 2,379 entries (the multisets of 1 to 4
+ranks), each a pure function of its key, so an entry never goes stale."""
+
+
+def showing_key(ranks: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+    """``(strength, tiebreak)`` of 1 to 4 up-card ranks (2..14), what :class:`ShowingValue` compares:
+    equal keys are ties (N.J.A.C. 13:47-20.35; suits never count).
+
+    Not checked (that is :func:`showing_value`'s job): the ranks of distinct valid cards, 1 to 4 of them.
+    """
+    ordered = tuple(sorted(ranks, reverse=True))
+    key = _KEYS.get(ordered)
+    if key is None:
+        counts: dict[int, int] = {}
+        for r in ordered:
+            counts[r] = counts.get(r, 0) + 1
+        groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+        category = _SHAPES.get(tuple(n for _, n in groups), Category.HIGH_CARD)
+        key = _KEYS[ordered] = (category.strength, tuple(r for r, _ in groups))
+    return key

@@ -10,29 +10,39 @@ A ``MachineError`` (or a trigger the table does not know) becomes the domain ref
 
 Machines are built once per game, not per round (issue 16: a ``transitions.Machine`` costs ~0.5 ms to
 build, a quarter of a stud hand): each table keeps a pool of machines, each with its model; a round
-takes one, reset to its initial state, and gives it back when the round is dropped (``weakref.finalize``).
+takes one, reset to its initial state, and gives it back when the round is dropped (``__del__``: when its
+last reference goes, or when the collector frees a cycle holding it; ``weakref.finalize`` took 6 µs a round).
 A pooled machine serves one round at a time, so ``queued=True`` keeps its meaning (transitions keeps one
 queue per machine) and two rounds in two threads never share a queue.
 
 No callbacks, no I/O: the machine only moves the state.  The round verifies an action completely
 (seats, cards, amounts) before it fires one trigger here, so a refused action changes nothing.
+
+Plain steps (issue 16: a trigger through ``transitions`` costs ~40 Python calls, 8 of them debug log
+calls, a tenth of a stud hand for its 11 steps): a step whose ``transitions.Transition`` has no condition
+and no callback, out of a state without enter or exit callbacks, on a machine without machine-wide
+callbacks, does nothing but set the model's state.  :meth:`StateMachine.fire` takes such a step by
+calling the machine's own ``set_state`` with the destination ``State`` the library built
+(:func:`plain_steps` reads them off the built machine, so they cannot differ from its table).  Every other
+step (the resume edges with their condition), every refusal and :meth:`StateMachine.may` go through
+``transitions``' trigger as before.
 :func:`mermaid` draws a table, so the pictures in docs/rules-engine.md and docs/seven-card-stud.md
 are generated from the same data the machine runs.
 """
 
 from __future__ import annotations
 
-import weakref
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
-from transitions import Machine, MachineError
+from transitions import Machine, MachineError, State
 
 from shoe.rules.errors import RuleViolation
 
-__all__ = ["Edge", "Refuse", "StateMachine", "mermaid", "triggers"]
+__all__ = ["Edge", "Refuse", "StateMachine", "mermaid", "plain_steps", "triggers"]
 
 S = TypeVar("S", bound=Enum)
 
@@ -94,7 +104,6 @@ POOL_MAX = 64
 """Idle machines kept per table; past this a dropped round's machine is let go."""
 
 _Pooled = tuple[Machine, _Model]
-_POOLS: dict[tuple[Any, ...], list[_Pooled]] = {}
 
 
 def _build(states: type[Enum], table: tuple[Edge[Any], ...], initial: Enum, names: tuple[str, ...]) -> _Pooled:
@@ -124,32 +133,93 @@ def _build(states: type[Enum], table: tuple[Edge[Any], ...], initial: Enum, name
     return machine, model
 
 
-class _Shared:
-    """What every round of one table shares: the table as a tuple, its triggers, its pool of machines."""
-
-    def __init__(self, source: Sequence[Edge[Any]], pool: list[_Pooled]) -> None:
-        self.source = source  # held, so that its id is not reused while it is a key
-        self.table = tuple(source)
-        self.triggers = triggers(self.table)
-        self.pool = pool
-
-
-_SHARED: dict[tuple[Any, ...], _Shared] = {}
+_MACHINE_CALLBACKS = (
+    "before_state_change",
+    "after_state_change",
+    "prepare_event",
+    "finalize_event",
+    "on_exception",
+    "on_final",
+)
 
 
-def _give_back(pool: list[_Pooled], pooled: _Pooled) -> None:
-    if len(pool) < POOL_MAX:
-        pool.append(pooled)
+def plain_steps(machine: Machine) -> dict[tuple[str, Any], State]:
+    """``(trigger, source state) -> destination State`` for each step of ``machine`` that only sets the
+    state: the only transition of its trigger from its source, with no condition, no ``prepare``,
+    ``before`` or ``after`` callback, between states without enter or exit callbacks and not into a
+    final state, on a machine without machine-wide callbacks.  Empty if the machine has any of those."""
+    if any(getattr(machine, name) for name in _MACHINE_CALLBACKS):
+        return {}
+    steps: dict[tuple[str, Any], State] = {}
+    for trigger, event in machine.events.items():
+        for source, found in event.transitions.items():
+            if len(found) != 1:
+                continue
+            step = found[0]
+            here, there = machine.get_state(source), machine.get_state(step.dest) if step.dest else None
+            if (
+                there is None
+                or step.conditions
+                or step.prepare
+                or step.before
+                or step.after
+                or here.on_exit
+                or there.on_enter
+                or there.final
+            ):
+                continue
+            steps[(trigger, here.value)] = there
+    return steps
+
+
+class _Table:
+    """What every round of one table (by content) shares: the table as a tuple, its triggers, its pool
+    of machines, and its plain steps (read off the first machine built: every machine of a table is
+    built alike)."""
+
+    def __init__(self, table: tuple[Edge[Any], ...]) -> None:
+        self.table = table
+        self.triggers = triggers(table)
+        self.pool: list[_Pooled] = []
+        self.steps: dict[tuple[str, Any], State] | None = None
+
+
+_TABLES: dict[tuple[Any, ...], _Table] = {}
+"""By (states, table, initial): one entry per distinct table a process plays (a few per game)."""
+
+BY_ID_MAX = 64
+"""Table objects remembered by identity; past this the oldest is forgotten (and looked up by content
+again if it comes back), so a game that builds its table anew each round does not grow this."""
+
+_BY_ID: dict[tuple[Any, ...], tuple[Sequence[Edge[Any]], _Table]] = {}
+"""By (states, id(table object), initial): the object (held, so that its id is not reused while it is a
+key) and its :class:`_Table`, so that a table seen before costs no hashing of its content."""
+
+
+_LOCK = threading.Lock()
+
+
+def _table(states: type[Enum], source: Sequence[Edge[Any]], initial: Enum) -> _Table:
+    key = (states, id(source), initial)
+    known = _BY_ID.get(key)
+    if known is not None and known[0] is source:
+        return known[1]
+    table = tuple(source)
+    with _LOCK:  # rounds may start in several threads (a replay beside the live round)
+        shared = _TABLES.get((states, table, initial))
+        if shared is None:
+            shared = _TABLES[(states, table, initial)] = _Table(table)
+        while len(_BY_ID) >= BY_ID_MAX:
+            del _BY_ID[next(iter(_BY_ID))]
+        _BY_ID[key] = (source, shared)
+    return shared
 
 
 class StateMachine(Generic[S]):
     """One round's state over ``table``: :meth:`fire` moves it, :meth:`allows` asks the table."""
 
     def __init__(self, states: type[S], table: Sequence[Edge[S]], initial: S, *, refuse: Refuse) -> None:
-        shared = _SHARED.get((states, id(table), initial))
-        if shared is None or shared.source is not table:  # a table first seen (or a new object at a reused id)
-            shared = _Shared(table, _POOLS.setdefault((states, tuple(table), initial), []))
-            _SHARED[(states, id(table), initial)] = shared
+        shared = _table(states, table, initial)
         self.table: tuple[Edge[S], ...] = shared.table
         self.triggers = shared.triggers
         self._refuse = refuse
@@ -161,7 +231,15 @@ class StateMachine(Generic[S]):
         else:
             pooled[0].set_state(initial, model=pooled[1])
         self._machine, self._model = pooled
-        weakref.finalize(self, _give_back, pool, pooled)
+        if shared.steps is None:
+            shared.steps = plain_steps(self._machine)
+        self._steps = shared.steps
+        self._pool = pool
+
+    def __del__(self, _most: int = POOL_MAX) -> None:  # bound here: no module global is needed at exit
+        pool = getattr(self, "_pool", None)  # None if __init__ did not get that far
+        if pool is not None and len(pool) < _most:
+            pool.append((self._machine, self._model))
 
     @property
     def state(self) -> S:
@@ -179,7 +257,11 @@ class StateMachine(Generic[S]):
 
     def fire(self, trigger: str, *args: Any, rule: str = "") -> S:
         """Fire ``trigger`` and return the new state; a step the table lacks is refused."""
-        before = self.state
+        before: S = self._model.state
+        there = self._steps.get((trigger, before))
+        if there is not None and not args:  # a plain step: what transitions' trigger would do, directly
+            self._machine.set_state(there, model=self._model)
+            return self.state
         if trigger not in self.triggers:
             raise self._refuse(trigger, before, "", rule)
         try:

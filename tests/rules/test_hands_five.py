@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from itertools import combinations
 
 import pytest
@@ -250,3 +251,29 @@ def test_ny_5324_38_b_ordering_invariant_under_suit_permutation(a: list[Card], b
     assert va == wa and vb == wb
     assert (va < vb) == (wa < wb) and (va == vb) == (wa == wb)
     assert evaluate5(a[:5]) == evaluate5(rename(a[:5]))
+
+
+def _reported_five(cards: list[Card]) -> tuple[Card, ...]:
+    """The five cards best_hand reports, by its definition: of the best subsets, the first in the
+    combinations of the cards sorted high to low, put in hand_value's order."""
+    hand = sorted(cards, reverse=True)
+    best = max(rank5(*(c.index for c in five)) for five in combinations(hand, 5))
+    first = next(five for five in combinations(hand, 5) if rank5(*(c.index for c in five)) == best)
+    return hand_value(best, first).cards
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FULL_DECK), min_size=5, max_size=7, unique=True))
+def test_ny_5324_38_e_7_best_hand_reports_the_highest_best_five_in_order(cards: list[Card]) -> None:
+    """Issue 16 sorts by card index and orders the five without hand_value's sorts: the cards reported
+    (which five, and in which order: quads before the kicker, a wheel's ace last) must not change."""
+    assert best_hand(cards).cards == _reported_five(cards)
+
+
+def test_ny_5324_38_b_1_best_hand_reports_wheels_straights_and_full_houses_in_order() -> None:
+    rng = random.Random(16)
+    for codes in ("As 2d 3h 4c 5s Kd Kh", "5h 4h 3h 2h Ah 9c 9d", "9s 9h 9d 4c 4d 4h Ac", "Ts Js Qs Ks As 2c 2d"):
+        cards = list(parse_cards(codes))
+        for _ in range(5):
+            rng.shuffle(cards)
+            assert best_hand(cards).cards == _reported_five(cards)

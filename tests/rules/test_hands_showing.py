@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shoe.cards import FULL_DECK, Card, CardError, Suit, parse_cards
-from shoe.hands import Category, ShowingValue, showing_value
+from shoe.hands import Category, ShowingValue, showing_key, showing_value
+from shoe.rules.stud.dealing import first_to_act, highest_showing
 
 
 def sv(codes: str) -> ShowingValue:
@@ -71,3 +72,37 @@ def test_showing_value_rejects_bad_input() -> None:
         sv("AcKcQcJcTc")
     with pytest.raises(CardError, match="duplicate"):
         sv("AcAc")
+
+
+def _multisets(n: int, low: int = 2) -> list[tuple[int, ...]]:
+    """Every multiset of ``n`` ranks, each rank at most four times (high to low)."""
+    if n == 0:
+        return [()]
+    return [(r, *rest) for r in range(low, 15) for rest in _multisets(n - 1, r) if (r, *rest).count(r) <= 4]
+
+
+def test_nj_13_47_20_35_showing_key_is_what_showing_value_compares_for_every_rank_multiset() -> None:
+    """Issue 16: the hand picks the opener from the up-cards' ranks (``showing_key``); for every multiset
+    of 1 to 4 ranks, in every order, the key must be the showing value's (strength, tiebreak)."""
+    count = 0
+    for n in range(1, 5):
+        for ranks in _multisets(n):
+            cards = [Card(r, Suit(ranks[:i].count(r))) for i, r in enumerate(ranks)]
+            value = showing_value(cards)
+            for order in {ranks, ranks[::-1], ranks[1:] + ranks[:1]}:
+                assert showing_key(order) == (value.strength, value.tiebreak), ranks
+            count += 1
+    assert count == 13 + 91 + 455 + 1820  # C(13 + n - 1, n) multisets of n ranks
+
+
+@given(
+    st.lists(st.sampled_from(FULL_DECK), min_size=32, max_size=32, unique=True),
+    st.integers(1, 8),
+    st.integers(1, 4),
+)
+def test_nj_13_47_20_35_f_highest_showing_picks_the_same_seat_as_first_to_act(
+    deck: list[Card], players: int, up: int
+) -> None:
+    showing = {seat: deck[(seat - 1) * 4 : (seat - 1) * 4 + up] for seat in range(1, players + 1)}
+    ranks = {seat: [c.rank for c in cards] for seat, cards in showing.items()}
+    assert highest_showing(ranks) == first_to_act(showing)

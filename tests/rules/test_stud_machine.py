@@ -4,12 +4,21 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 import pickle
+import weakref
+from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import pytest
+from transitions import MachineError
 
+import shoe.rules.machine as rules_machine
 from shoe.rules.errors import RuleViolation
+from shoe.rules.machine import Edge, Refuse, StateMachine
 from shoe.rules.profiles import NJ_SEVEN_CARD_STUD, Face
 from shoe.rules.stud import (
     MAX_SEATS,
@@ -181,3 +190,84 @@ def test_a_machine_is_built_once_per_game_and_each_round_starts_fresh(monkeypatc
     with pytest.raises(RuleViolation):
         second.fire("betting_closed")
     assert second.phase is Phase.DEAL_THIRD and first.may("forced_bet")
+
+
+def _tables() -> list[tuple[type[Enum], tuple[Edge[Any], ...], Enum, Refuse]]:
+    from shoe.rules.mississippi import RoundState, transition_table
+    from shoe.rules.mississippi.flow import _refuse as flow_refuse
+    from shoe.rules.profiles import CommunitySource
+    from shoe.rules.stud.machine import _refuse as stud_refuse
+
+    found: list[tuple[type[Enum], tuple[Edge[Any], ...], Enum, Refuse]] = [
+        (Phase, TRANSITIONS, Phase.DEAL_THIRD, stud_refuse)
+    ]
+    for source in CommunitySource:
+        for lockout in (False, True):
+            found.append((RoundState, transition_table(source, lockout), RoundState.OPEN, flow_refuse))
+    return found
+
+
+def _outcome(fire: Callable[..., object], model: Any, trigger: str, args: tuple[object, ...]) -> tuple[str, object]:
+    """Fire and say whether it was refused, and the state after (a refusal must keep the state)."""
+    try:
+        fire(trigger, *args)
+    except (RuleViolation, MachineError, AttributeError):  # AttributeError: transitions' unknown trigger
+        return ("refused", model.state)
+    return ("moved", model.state)
+
+
+def test_every_trigger_from_every_state_ends_where_transitions_own_trigger_ends() -> None:
+    """Issue 16: a plain step is taken with the machine's ``set_state`` instead of its trigger; from every
+    state of every table (stud, and each Mississippi variant), each trigger (resume with each prior state
+    too) must move the round exactly where ``transitions`` alone moves a machine built from that table,
+    and be refused exactly where it refuses (the refusal keeps the state)."""
+    checked = 0
+    for states, table, initial, refuse in _tables():
+        names = rules_machine.triggers(table)
+        reference, model = rules_machine._build(states, table, initial, names)
+        ours = StateMachine(states, table, initial, refuse=refuse)
+        for state in states:
+            for trigger in (*names, "no_such_trigger"):
+                for args in [(), *[(prior,) for prior in states]] if trigger == "resume" else [()]:
+                    reference.set_state(state, model=model)
+                    ours._machine.set_state(state, model=ours._model)
+                    want = _outcome(model.trigger, model, trigger, args)
+                    got = _outcome(ours.fire, ours._model, trigger, args)
+                    assert got == want, (states.__name__, state, trigger, args)
+                    checked += 1
+    assert checked > 1000
+    assert rules_machine.plain_steps(reference)  # the Mississippi tables have plain steps too
+
+
+def test_a_plain_step_makes_no_transitions_log_call_and_a_refusal_still_goes_through_transitions(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 16: a stud hand's 11 phase steps made ~90 debug log calls inside transitions."""
+    machine = PhaseMachine()
+    caplog.set_level(logging.DEBUG, logger="transitions")
+    assert machine.fire("cards_dealt") is Phase.BRING_IN and machine.fire("forced_bet") is Phase.BET_THIRD
+    assert [r for r in caplog.records if r.name.startswith("transitions")] == []
+    with pytest.raises(RuleViolation) as info:
+        machine.fire("cards_dealt")
+    assert "Can't trigger event cards_dealt from state BET_THIRD" in info.value.message
+    assert machine.phase is Phase.BET_THIRD
+
+
+def test_a_game_that_builds_its_table_anew_each_round_does_not_keep_every_table() -> None:
+    """A table first seen by identity was held for the life of the process: a Mississippi round builds its
+    table anew, so every round's table (and its edges) stayed in memory."""
+    from shoe.rules.stud.machine import _refuse
+
+    class Table(list[Edge[Phase]]):  # a list subclass can be weakly referenced; a tuple cannot
+        pass
+
+    refs = []
+    for _ in range(300):
+        table = Table(TRANSITIONS)
+        machine = StateMachine(Phase, table, Phase.DEAL_THIRD, refuse=_refuse)
+        assert machine.fire("cards_dealt") is Phase.BRING_IN
+        refs.append(weakref.ref(table))
+        del table, machine
+    gc.collect()
+    alive = sum(ref() is not None for ref in refs)
+    assert alive <= 64, alive  # rules_machine.BY_ID_MAX

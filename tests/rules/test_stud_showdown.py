@@ -220,3 +220,17 @@ def test_card_records_are_frozen() -> None:
         record.seat = 3  # type: ignore[misc]
     for each in hand.records:
         assert hash(each) == hash(each)  # frozen dataclasses: hashable, immutable
+
+
+def test_script_refusals_name_their_position_and_a_missing_card_is_not_the_end_of_the_shoe() -> None:
+    """The script prefixes each refusal with its position (issue 16 took out the per-card context
+    manager that did it); ``None`` in the shoe is a bad card there, not the shoe running out."""
+    with pytest.raises(StudRuleViolation) as info:
+        play(CFG, [1, 2], ["Ah", "Kd", "Ah"])
+    assert info.value.code == "unknown-card" and str(info.value).startswith("shoe[2] Ah: Ah is not in the stub")
+    with pytest.raises(StudRuleViolation) as info:
+        play(CFG, [1, 2], ["Ah", None])
+    assert info.value.code == "unknown-card" and str(info.value).startswith("shoe[1]: bad card code None")
+    with pytest.raises(StudRuleViolation) as info:
+        play(CFG, [1, 2], parse_cards("Ah Kd 2c 3c 4d 5d"), [[1, "call", 100], [2, "bring-in", None]])
+    assert info.value.code == "illegal-action" and str(info.value).startswith("actions[0] [1, 'call', 100]: ")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from shoe.rules.errors import RuleViolation
 from shoe.rules.stud.dealing import clockwise_from
@@ -25,7 +26,7 @@ from shoe.rules.stud.states import Street
 
 __all__ = ["BettingRound", "LegalAction", "default_action"]
 
-_AGGRESSIVE = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
+_AGGRESSIVE = (ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE)  # `in` by identity
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,40 @@ def default_action(legal: Sequence[LegalAction]) -> LegalAction:
             if action.kind is kind:
                 return action
     raise ValueError(f"no check, call or bring-in among {[a.kind.value for a in legal]}")
+
+
+@lru_cache(maxsize=256)
+def _forced(seat: int, bring_in: int, complete_to: int) -> tuple[LegalAction, ...]:
+    """(d) The forced bet: bring in, or complete to the small bet."""
+    return (
+        LegalAction(seat, ActionKind.BRING_IN, bring_in, bring_in),
+        LegalAction(seat, ActionKind.COMPLETE, complete_to, complete_to),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _legal(  # noqa: PLR0917
+    seat: int, have: int, current_bet: int, bet_size: int, complete_to: int, third: bool, raise_ok: bool, acted: bool
+) -> tuple[LegalAction, ...]:
+    """(e), (f), (g) The legal actions of ``seat`` (``have`` in this street) after the forced bet: a pure
+    function of its arguments, so the tuples (of frozen actions) are shared by every round that asks
+    the same (bounded: a few hundred a table's limits at most)."""
+    facing = current_bet - have
+    out = [
+        LegalAction(seat, ActionKind.CHECK, 0, have)
+        if facing == 0
+        else LegalAction(seat, ActionKind.CALL, facing, current_bet)
+    ]
+    if current_bet == 0:
+        out.append(LegalAction(seat, ActionKind.BET, bet_size, bet_size))
+    elif third and current_bet < complete_to:
+        out.append(LegalAction(seat, ActionKind.COMPLETE, complete_to - have, complete_to))
+    elif raise_ok:
+        to = current_bet + bet_size
+        out.append(LegalAction(seat, ActionKind.RAISE, to - have, to))
+    if facing > 0 or acted or third:
+        out.append(LegalAction(seat, ActionKind.FOLD, 0, have))
+    return tuple(out)
 
 
 class BettingRound:
@@ -78,6 +113,7 @@ class BettingRound:
         self.current_bet = 0
         self.bets = 0
         self.actions = 0
+        self._legal: tuple[LegalAction, ...] | None = None  # legal(), until apply() changes the round
 
     # -- queries -------------------------------------------------------------------------------
     @property
@@ -98,51 +134,46 @@ class BettingRound:
         return cite("f" if self.actions == 0 else "g")
 
     def legal(self) -> tuple[LegalAction, ...]:
-        """The legal actions of the seat to act, with their fixed-limit amounts."""
-        seat = self.to_act
-        if seat is None or self.closed:
+        """The legal actions of the seat to act, with their fixed-limit amounts.
+
+        Kept until :meth:`apply`, the only method that changes the round (the tuple is immutable).
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _compute_legal(self) -> tuple[LegalAction, ...]:
+        if not self.pending or len(self.live) <= 1:  # nobody to act, or closed
             return ()
-        have = self.contrib[seat]
+        seat = self.pending[0]
+        third = self.street is Street.THIRD
         if self.forced:
             assert self.bring_in is not None
-            return (
-                LegalAction(seat, ActionKind.BRING_IN, self.bring_in, self.bring_in),
-                LegalAction(seat, ActionKind.COMPLETE, self.complete_to, self.complete_to),
-            )
-        facing = self.current_bet - have
-        out = [
-            LegalAction(seat, ActionKind.CHECK, 0, have)
-            if facing == 0
-            else LegalAction(seat, ActionKind.CALL, facing, self.current_bet)
-        ]
-        if self.current_bet == 0:
-            out.append(LegalAction(seat, ActionKind.BET, self.bet_size, self.bet_size))
-        elif self.street is Street.THIRD and self.current_bet < self.complete_to:
-            out.append(LegalAction(seat, ActionKind.COMPLETE, self.complete_to - have, self.complete_to))
-        elif self.bets < self.max_bets:
-            to = self.current_bet + self.bet_size
-            out.append(LegalAction(seat, ActionKind.RAISE, to - have, to))
-        if facing > 0 or self.actions > 0 or self.street is Street.THIRD:
-            out.append(LegalAction(seat, ActionKind.FOLD, 0, have))
-        return tuple(out)
+            return _forced(seat, self.bring_in, self.complete_to)
+        raise_ok = self.bets < self.max_bets
+        return _legal(seat, self.contrib[seat], self.current_bet, self.bet_size, self.complete_to, third, raise_ok,
+                      self.actions > 0)  # fmt: skip
 
     # -- the action itself -------------------------------------------------------------------------
     def verify(self, seat: int, kind: ActionKind, amount: int | None = None) -> LegalAction:
         """Return the matching :class:`LegalAction` or raise :class:`RuleViolation` saying why not."""
-        to_act = self.to_act
-        if to_act is None:
+        pending = self.pending
+        if not pending:
             raise RuleViolation(
                 f"the {self.street.label} street betting round is complete",
                 rule=cite("e" if self.street is Street.THIRD else "g"),
                 code="out-of-order",
             )
-        if seat != to_act:
+        if seat != pending[0]:
             raise RuleViolation(
-                f"seat {seat} may not act: seat {to_act} is to act", rule=self.rule(), code="out-of-turn"
+                f"seat {seat} may not act: seat {pending[0]} is to act", rule=self.rule(), code="out-of-turn"
             )
         legal = self.legal()
-        match = next((a for a in legal if a.kind is kind), None)
-        if match is None:
+        for match in legal:
+            if match.kind is kind:
+                break
+        else:
             names = ", ".join(f"{a.kind.value} {a.amount}" for a in legal)
             capped = kind is ActionKind.RAISE and self.bets >= self.max_bets
             if capped:
@@ -176,6 +207,7 @@ class BettingRound:
 
     def apply(self, action: LegalAction) -> BettingAction:
         """Apply a verified action and return its record."""
+        self._legal = None
         seat, kind = action.seat, action.kind
         self.actions += 1
         if kind is ActionKind.FOLD:

@@ -19,12 +19,13 @@ faces; its dealing order; its bring-in suit order); the NJ profile's values give
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 from shoe.cards import Card
-from shoe.hands import ShowingValue, showing_value
+from shoe.hands import ShowingValue, showing_key, showing_value
 from shoe.rules.profiles import NJ_SEVEN_CARD_STUD as _NJ
 from shoe.rules.profiles import Face, SeatOrder, StudProfile
 from shoe.rules.stud.states import Street
@@ -37,6 +38,7 @@ __all__ = [
     "clockwise_from",
     "dealing_order",
     "first_to_act",
+    "highest_showing",
     "needs_common_card",
     "needs_reshuffle",
     "street_plan",
@@ -79,12 +81,25 @@ def dealing_order(seats: Iterable[int], order: SeatOrder = _NJ.deal_order) -> li
 def third_street_plan(seats: Iterable[int], profile: StudProfile = _NJ) -> tuple[DealStep, ...]:
     """(c) One round per face of the profile's 3rd street (NJ: down, down, up), in dealing order."""
     spec = profile.streets[0]
-    order = dealing_order(seats, profile.deal_order)
-    burn = (DealStep(Target.BURN, Street.THIRD),) if spec.burn else ()
-    return (
-        *burn,
-        *(DealStep(Target.SEAT, Street.THIRD, seat, face_up=face is Face.UP) for face in spec.faces for seat in order),
-    )
+    order = tuple(dealing_order(seats, profile.deal_order))
+    return _rounds(Street.THIRD, spec.burn, tuple(face is Face.UP for face in spec.faces), order)
+
+
+@lru_cache(maxsize=4096)
+def _rounds(street: Street, burn: bool, ups: tuple[bool, ...], order: tuple[int, ...]) -> tuple[DealStep, ...]:
+    """[burn,] then one round of cards per entry of ``ups`` (face up or down) to the seats in ``order``:
+    a pure function of its arguments, so the plans (tuples of frozen steps) are shared by every hand
+    that deals the same street to the same seats (at most 5 streets x 255 seat sets a profile)."""
+    first = (DealStep(Target.BURN, street),) if burn else ()
+    return (*first, *(DealStep(Target.SEAT, street, seat, face_up=up) for up in ups for seat in order))
+
+
+@lru_cache(maxsize=8)
+def _short(street: Street, reshuffle: bool) -> tuple[DealStep, ...]:
+    """(h) [reshuffle,] burn, common card face up."""
+    steps = [DealStep(Target.RESHUFFLE, street)] if reshuffle else []
+    steps += [DealStep(Target.BURN, street), DealStep(Target.COMMON, street, face_up=True)]
+    return tuple(steps)
 
 
 def needs_common_card(stub_remaining: int, live: int) -> bool:
@@ -107,16 +122,10 @@ def street_plan(
     if street is Street.THIRD:
         raise ValueError("3rd street has its own plan: third_street_plan()")
     spec = profile.streets[street - Street.THIRD]
-    order = dealing_order(live_seats, profile.deal_order)
+    order = tuple(dealing_order(live_seats, profile.deal_order))
     if street is Street.SEVENTH and needs_common_card(stub_remaining, len(order)):
-        steps = [DealStep(Target.RESHUFFLE, street)] if needs_reshuffle(stub_remaining) else []
-        steps += [DealStep(Target.BURN, street), DealStep(Target.COMMON, street, face_up=True)]
-        return tuple(steps)
-    burn = (DealStep(Target.BURN, street),) if spec.burn else ()
-    return (
-        *burn,
-        *(DealStep(Target.SEAT, street, seat, face_up=face is Face.UP) for face in spec.faces for seat in order),
-    )
+        return _short(street, needs_reshuffle(stub_remaining))
+    return _rounds(street, spec.burn, tuple(face is Face.UP for face in spec.faces), order)
 
 
 def cards_before_seventh(players: int, profile: StudProfile = _NJ) -> int:
@@ -149,10 +158,25 @@ def bring_in_seat(up_cards: dict[int, Card], profile: StudProfile = _NJ) -> int:
 def first_to_act(showing: dict[int, Sequence[Card]]) -> int:
     """(f)(1)-(2) The seat with the highest hand showing; a tie goes to the seat closest to the dealer's
     left (the lowest seat number).  Up-cards only; suits never break the tie.
+
+    Checks the cards (:func:`~shoe.hands.showing_value`); the hand, whose cards were checked as they
+    were dealt, asks :func:`highest_showing` with their ranks.
     """
     if not showing:
         raise ValueError("no live seats")
-    keys = {seat: _showing_key(showing_value(tuple(cards))) for seat, cards in showing.items()}
+    return _highest({seat: _showing_key(showing_value(tuple(cards))) for seat, cards in showing.items()})
+
+
+def highest_showing(ranks: Mapping[int, Sequence[int]]) -> int:
+    """(f)(1)-(2) :func:`first_to_act` from the ranks of each live seat's up-cards (1 to 4 distinct
+    cards' ranks, not checked again)."""
+    if not ranks:
+        raise ValueError("no live seats")
+    return _highest({seat: showing_key(r) for seat, r in ranks.items()})
+
+
+def _highest(keys: Mapping[int, tuple[int, tuple[int, ...]]]) -> int:
+    """The lowest seat among those with the highest key: (f)(2), the tie closest to the dealer's left."""
     best = max(keys.values())
     return min(seat for seat, key in keys.items() if key == best)
 

@@ -21,7 +21,7 @@ from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import NJ_SEVEN_CARD_STUD, StudProfile
 from shoe.rules.stud.betting import BettingRound, LegalAction
 from shoe.rules.stud.config import StudTableConfig
-from shoe.rules.stud.dealing import DealStep, Target, bring_in_seat, first_to_act, street_plan
+from shoe.rules.stud.dealing import DealStep, Target, bring_in_seat, highest_showing, street_plan
 from shoe.rules.stud.errors import cite
 from shoe.rules.stud.queries import HandQueries
 from shoe.rules.stud.records import (
@@ -48,12 +48,25 @@ class StudHand(HandQueries):
     # -- dealing ----------------------------------------------------------------------------------
     def verify_deal(self, card: Card, target: int | str | None = None) -> DealStep:
         """Raise unless ``card`` may be dealt now (to ``target``: a seat, ``"burn"`` or ``"common"``)."""
-        step = self.next_card
+        step = self._plan[self._step] if self._dealing else None
+        known = self._known_in_stub
+        if (  # only the common case (a card of the stub, no target named) skips the full check in order
+            step is None
+            or step.target is Target.RESHUFFLE
+            or target is not None
+            or not isinstance(card, Card)
+            or (not (known and card in known) and (self._seen >> card.index & 1 or not self._unknown_in_stub))
+        ):
+            return self._check_deal(card, target, step)
+        return step
+
+    def _check_deal(self, card: Card, target: int | str | None, step: DealStep | None) -> DealStep:
+        """:meth:`verify_deal` in full: each refusal in turn, with the rule of the phase it was asked in."""
         street = self.phase.street
         if step is None or street is None:
             rule = cite(PHASE_RULE[self.phase])
         else:  # a dealing phase: the rule of the profile's street
-            rule = self.profile.streets[street - Street.THIRD].rule
+            rule = self._deal_rules[street - Street.THIRD]
         if step is None:
             raise RuleViolation(f"no card is due in phase {self.phase.value!r}", rule=rule, code="out-of-order")
         if step.target is Target.RESHUFFLE:
@@ -64,7 +77,7 @@ class StudHand(HandQueries):
             raise RuleViolation(f"the next card is for {step}, not {target!r}", rule=rule, code="wrong-target")
         if not isinstance(card, Card):
             raise RuleViolation(f"{card!r} is not a card", rule=rule, code="unknown-card")
-        if card not in self._known_in_stub and (card in self._seen or not self._unknown_in_stub):
+        if card not in self._known_in_stub and (self._seen >> card.index & 1 or not self._unknown_in_stub):
             raise RuleViolation(f"{card.code} is not in the stub (already dealt)", rule=rule, code="unknown-card")
         return step
 
@@ -73,19 +86,21 @@ class StudHand(HandQueries):
     def deal(self, card: Card, target: int | str | None = None) -> CardDealt:
         """Place the card the shoe just read where the plan says; start betting after the last one."""
         step = self.verify_deal(card, target)
-        if card in self._known_in_stub:
-            self._known_in_stub.discard(card)
+        known = self._known_in_stub
+        if known and card in known:
+            known.discard(card)
         else:
             self._unknown_in_stub -= 1
-        self._seen.add(card)
-        if step.target is Target.SEAT:
+        self._seen |= 1 << card.index
+        where = step.target
+        if where is Target.SEAT:
             assert step.seat is not None
             self._cards[step.seat].append((card, step.face_up))
-        elif step.target is Target.BURN:
+        elif where is Target.BURN:
             self._burns.append(card)
         else:
             self._common, self._common_for = card, self.live_seats
-        record = CardDealt(card, step.target, step.street, step.seat, step.face_up)
+        record = CardDealt(card, where, step.street, step.seat, step.face_up)
         self._records.append(record)
         self._step += 1
         if self._step == len(self._plan):
@@ -125,12 +140,13 @@ class StudHand(HandQueries):
                 complete_to=self.config.small_bet,
             )
         else:
-            first = first_to_act({s: self.up_cards(s) for s in live})
+            cards = self._cards
+            first = highest_showing({s: [card.rank for card, up in cards[s] if up] for s in live})
             self._round = BettingRound(
                 street, first, live, bet_size=self.config.bet_size(street), max_bets=self.config.max_bets
             )
         self._first[street] = first
-        self._machine.fire("cards_dealt")
+        self._fire("cards_dealt")
 
     # -- betting ----------------------------------------------------------------------------------
     def verify_act(self, seat: int, action: ActionKind | str, amount: int | None = None) -> LegalAction:
@@ -155,13 +171,13 @@ class StudHand(HandQueries):
         if legal.kind is ActionKind.FOLD:
             self._folded.append(seat)
         self._records.append(record)
-        if self.phase is Phase.BRING_IN:
-            self._machine.fire("forced_bet")
+        if self._phase is Phase.BRING_IN:
+            self._fire("forced_bet")
         if len(self._round.live) == 1:
-            self._machine.fire("all_but_one_folded")
+            self._fire("all_but_one_folded")
             self._settle(settle_uncontested(self.pot, self._round.live[0]))
         elif self._round.closed:
-            self._machine.fire("betting_closed")
+            self._fire("betting_closed")
             if street is Street.SEVENTH:
                 self._settle(settle_showdown(self.pot, {s: self.cards(s) for s in self.live_seats}, self.profile))
             else:

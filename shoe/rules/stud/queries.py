@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from shoe.cards import Card
+from shoe.cards import FULL_DECK, Card
 from shoe.hands import Category, HandValue, best_hand
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import NJ_SEVEN_CARD_STUD, StudProfile
@@ -21,10 +21,15 @@ from shoe.rules.stud.errors import cite
 from shoe.rules.stud.machine import PhaseMachine
 from shoe.rules.stud.records import AntePosted, Record
 from shoe.rules.stud.showdown import Settlement
-from shoe.rules.stud.states import BETTING_PHASES, DEALING_PHASES, Phase, Street
+from shoe.rules.stud.states import BETTING_PHASES, DEALING_PHASES, TERMINAL_PHASES, Phase, Street
 from shoe.rules.stud.views import PublicView, SeatView
 
 __all__ = ["HandQueries"]
+
+_DEALING = tuple(DEALING_PHASES.values())  # tuples: an Enum's hash is a Python call, `is` is not
+_ACTING = (Phase.BRING_IN, *BETTING_PHASES.values())  # a seat is to act (d), (e), (f), (g)
+_ENDED = tuple(TERMINAL_PHASES)
+_STREET_NAMES = [f"{s.value}{'rd' if s is Street.THIRD else 'th'}" for s in Street]  # "3rd" .. "7th"
 
 
 def _check_seats(seats: Iterable[int], config: StudTableConfig, profile: StudProfile) -> tuple[int, ...]:
@@ -43,9 +48,8 @@ def _check_seats(seats: Iterable[int], config: StudTableConfig, profile: StudPro
 def _check_profile(profile: StudProfile) -> StudProfile:
     """The streets must be 3rd to 7th, in order: the phase table has exactly those five."""
     names = [spec.name for spec in profile.streets]
-    want = [f"{s.value}{'rd' if s is Street.THIRD else 'th'}" for s in Street]
-    if names != want:
-        raise RuleViolation(f"profile streets {names} must be {want}", rule=cite("c"), code="bad-config")
+    if names != _STREET_NAMES:
+        raise RuleViolation(f"profile streets {names} must be {_STREET_NAMES}", rule=cite("c"), code="bad-config")
     return profile
 
 
@@ -72,12 +76,14 @@ class HandQueries(BettingTriplets):
                 rule=cite("h"),
                 code="short-stub",
             )
+        self._deal_rules = tuple(spec.rule for spec in self.profile.streets)  # each street's citation, 3rd to 7th
         self._machine = PhaseMachine()
+        self._keep(self._machine.phase)
         self._cards: dict[int, list[tuple[Card, bool]]] = {s: [] for s in self.seats}
         self._burns: list[Card] = []
         self._common: Card | None = None
         self._common_for: tuple[int, ...] = ()
-        self._seen: set[Card] = set()
+        self._seen = 0  # bit i: the card of index i was accepted (Card.index; an int, not a set of hashes)
         self._known_in_stub: set[Card] = set()  # burns shuffled back in (h)
         self._unknown_in_stub = stub_size
         self._plan: tuple[DealStep, ...] = third_street_plan(self.seats, profile)
@@ -95,17 +101,26 @@ class HandQueries(BettingTriplets):
                 self._records.append(AntePosted(seat, config.ante))
 
     # -- where the hand is -------------------------------------------------------------------------
+    def _fire(self, trigger: str) -> None:
+        """Move the phase machine; the hand keeps the phase it answers with, so that reading the phase
+        (many times an action) is an attribute, not a walk into the machine."""
+        self._keep(self._machine.fire(trigger))
+
+    def _keep(self, phase: Phase) -> None:
+        self._phase = phase
+        self._dealing, self._acting, self._finished = phase in _DEALING, phase in _ACTING, phase in _ENDED
+
     @property
     def phase(self) -> Phase:
-        return self._machine.phase
+        return self._phase
 
     @property
     def street(self) -> Street | None:
-        return self._machine.phase.street
+        return self._phase.street
 
     @property
     def finished(self) -> bool:
-        return self._machine.finished
+        return self._finished
 
     @property
     def live_seats(self) -> tuple[int, ...]:
@@ -130,7 +145,7 @@ class HandQueries(BettingTriplets):
     @property
     def next_card(self) -> DealStep | None:
         """What the next card is for, or None when the hand is not dealing."""
-        if self.phase not in DEALING_PHASES.values():
+        if not self._dealing:
             return None
         return self._plan[self._step]
 
@@ -142,7 +157,7 @@ class HandQueries(BettingTriplets):
     # -- betting -----------------------------------------------------------------------------------
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """The legal actions of the seat to act, with amounts; empty when nobody is to act."""
-        if self._round is None or self.phase not in (Phase.BRING_IN, *BETTING_PHASES.values()):
+        if self._round is None or not self._acting:
             return ()
         return self._round.legal()
 
@@ -269,7 +284,7 @@ class HandQueries(BettingTriplets):
             tuple(self._burns),
             self._common,
             self._common_for,
-            frozenset(self._seen),
+            frozenset(c for c in FULL_DECK if self._seen >> c.index & 1),
             frozenset(self._known_in_stub),
             self._unknown_in_stub,
             self._plan,

@@ -21,8 +21,7 @@ A script is the JSON object the CLI reads::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from shoe.cards import Card, CardError
@@ -38,6 +37,7 @@ GAME = "seven-card-stud"
 JURISDICTION = "NJ"
 
 Action = Sequence[Any]
+_END: Any = object()  # what next() gives once a list runs out (None may be an item: refused as such)
 
 
 def play(
@@ -50,30 +50,35 @@ def play(
 ) -> StudHand:
     """Deal ``shoe`` (top card first) and apply ``actions`` in order until the hand ends."""
     hand = StudHand(config, seats, stub_size=stub_size)
-    cards = iter(enumerate(shoe, start=1))
-    todo = iter(enumerate(actions or (), start=1))
+    cards = iter(shoe)
+    todo = iter(actions or ())
+    dealt = done = 0  # how many of each list were used: the script position of a refusal
     while not hand.finished:
         step = hand.next_card
         if step is not None and step.target is Target.RESHUFFLE:
             hand.reshuffle_burns()
         elif step is not None:
-            item = next(cards, None)
-            if item is None:
+            raw = next(cards, _END)
+            if raw is _END:
                 return hand
-            pos, raw = item
-            card = _card(raw, f"shoe[{pos - 1}]")
-            with _at(f"shoe[{pos - 1}] {card.code}"):
+            dealt += 1
+            card = raw if isinstance(raw, Card) else _card(raw, f"shoe[{dealt - 1}]")
+            try:
                 hand.deal(card)
+            except RuleViolation as exc:
+                raise _at(f"shoe[{dealt - 1}] {card.code}", exc) from exc
         else:
-            entry = next(todo, None)
-            if entry is None:
+            line = next(todo, _END)
+            if line is _END:
                 chosen = hand.default_action()
                 hand.act(chosen.seat, chosen.kind, chosen.amount)
                 continue
-            pos, line = entry
-            seat, kind, amount = _action(line, pos)
-            with _at(f"actions[{pos - 1}] {list(line)}"):
+            done += 1
+            seat, kind, amount = _action(line, done)
+            try:
                 hand.act(seat, kind, amount)
+            except RuleViolation as exc:
+                raise _at(f"actions[{done - 1}] {list(line)}", exc) from exc
     return hand
 
 
@@ -112,10 +117,6 @@ def _action(line: Action, pos: int) -> tuple[int, str, int | None]:
     return seat, str(kind), amount
 
 
-@contextmanager
-def _at(where: str) -> Iterator[None]:
-    """Prefix a refusal's message with the script position that caused it."""
-    try:
-        yield
-    except RuleViolation as exc:
-        raise RuleViolation(f"{where}: {exc.message}", rule=exc.rule, code=exc.code) from exc
+def _at(where: str, exc: RuleViolation) -> RuleViolation:
+    """The refusal ``exc`` with its message prefixed by the script position that caused it."""
+    return RuleViolation(f"{where}: {exc.message}", rule=exc.rule, code=exc.code)
