@@ -15,6 +15,7 @@ starts, so a keep-alive connection or an event stream on a worker never delays a
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -68,10 +69,14 @@ class Workers(Generic[Job]):
     def _next(self) -> Job | None:
         """The next job, or ``None`` once idle for ``idle_s`` (or stopping) with no job left."""
         with self._cond:
-            if not self._jobs and not self._stopping:
+            deadline = time.monotonic() + self._idle_s
+            while not self._jobs and not self._stopping:  # woken for a job another worker took: wait on
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
                 self._idle += 1
                 try:
-                    self._cond.wait(self._idle_s)  # a job or stop() notifies; a timeout ends the worker
+                    self._cond.wait(left)  # a job or stop() notifies
                 finally:
                     self._idle -= 1
             return self._jobs.popleft() if self._jobs else None
