@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 import structlog
 
 from shoe.api.errors import ApiError, envelope, json_bytes, service_status
+from shoe.api.head import HeadParsing
 from shoe.api.limits import SEND_S, DeadlineReader, RequestClock
 from shoe.api.routes import Reply, Request, find
 from shoe.api.schema import parse_body
@@ -60,7 +61,7 @@ def _error(
     return Reply(status=status, body=json_bytes(envelope(code, message, rule, hint)), headers=headers or {})
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(HeadParsing, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     # Headers and body go out in separate sends: with Nagle on, the body waited ~40 ms for the
     # client's delayed ACK on every keep-alive request (bench/service.py measured 975 -> 75 ms/round).
