@@ -204,7 +204,8 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         api = self.server.api
         url = urlsplit(self.path)
         api.hosts.check(self.headers, self.connection.getsockname())  # before anything: Host, then Origin
-        static = static_reply(self.command, url.path, {k.lower(): v for k, v in self.headers.items()})
+        lowered = {k.lower(): v for k, v in self.headers.items()}  # once, for the UI's files and the route
+        static = static_reply(self.command, url.path, lowered)
         if static is not None:  # the UI's files (shoe/ui/static): no token, not in the route table
             return static
         routes = find(url.path)
@@ -226,7 +227,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             role=self._role,
             params=params,
             query=dict(parse_qsl(url.query)),
-            headers={k.lower(): v for k, v in self.headers.items()},
+            headers=lowered,
             stopping=api.stopping,
             counters=api.counters,
             client_gone=self._client_gone,
