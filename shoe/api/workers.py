@@ -24,7 +24,8 @@ import structlog
 
 __all__ = ["IDLE_S", "Workers"]
 
-IDLE_S = 30.0  # an idle worker ends after this; the next connection starts a new one
+IDLE_S = 1.0  # an idle worker ends after this (the next connection starts a new one): long enough to serve a
+# round's requests, sent back to back, on one thread; short enough that a quiet server holds none
 Job = TypeVar("Job")
 log = structlog.get_logger("shoe.api")
 
