@@ -63,8 +63,9 @@ def _error(
 
 class Handler(HeadParsing, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    # Headers and body go out in separate sends: with Nagle on, the body waited ~40 ms for the
-    # client's delayed ACK on every keep-alive request (bench/service.py measured 975 -> 75 ms/round).
+    # An event stream's writes (and, before issue 16, every answer's headers and body) go out in separate
+    # sends: with Nagle on, the second waited ~40 ms for the client's delayed ACK (bench/service.py
+    # measured 975 -> 75 ms/round on keep-alive).
     disable_nagle_algorithm = True
     timeout = SEND_S  # per send of an answer; reads wait until the request's deadline (RequestClock)
     server: _HTTPServer
