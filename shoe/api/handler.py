@@ -3,7 +3,8 @@
 Every refusal is the error envelope: the HTTP layer's own (``ApiError``), the service's
 (``ServiceError``, with the rule it cites), the stdlib parser's (a malformed request line), and a
 bug (``500 internal``, traceback to the log only).  Each request is logged as one line (method,
-path, status, role, duration), never with a body: bodies may hold cards once a seat is settled.
+path, status, role, duration), never with a body: bodies may hold cards once a seat is settled; a
+refusal (4xx, 5xx) at info, a success at debug (the journal records every action; issue 16).
 
 Before anything else a request must name this server in ``Host`` and, when it sends one, come from
 this server's own ``Origin`` (``shoe.api.origin``); every POST must say ``Content-Type:
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import select
 import socket
 import time
@@ -27,6 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 import structlog
 
 from shoe.api.errors import ApiError, envelope, json_bytes, service_status
+from shoe.api.head import HeadParsing
 from shoe.api.limits import SEND_S, DeadlineReader, RequestClock
 from shoe.api.routes import Reply, Request, find
 from shoe.api.schema import parse_body
@@ -42,6 +45,8 @@ MAX_BODY = 64 * 1024
 EVENTS_PATH = "/v1/events"  # the one streaming route: it holds a stream slot, not a connection slot
 PEOPLE_PATH = "/v1/people"  # managing employees: a configuration technician token may, even with require_sign_in
 log = structlog.get_logger("shoe.api")
+_stdlog = logging.getLogger("shoe.api")  # structlog's stdlib logger of the same name: its level decides
+_date: tuple[int, str] = (0, "")  # the Date header of the current second
 
 
 def _error(
@@ -56,10 +61,11 @@ def _error(
     return Reply(status=status, body=json_bytes(envelope(code, message, rule, hint)), headers=headers or {})
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(HeadParsing, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    # Headers and body go out in separate sends: with Nagle on, the body waited ~40 ms for the
-    # client's delayed ACK on every keep-alive request (bench/service.py measured 975 -> 75 ms/round).
+    # An event stream's writes (and, before issue 16, every answer's headers and body) go out in separate
+    # sends: with Nagle on, the second waited ~40 ms for the client's delayed ACK (bench/service.py
+    # measured 975 -> 75 ms/round on keep-alive).
     disable_nagle_algorithm = True
     timeout = SEND_S  # per send of an answer; reads wait until the request's deadline (RequestClock)
     server: _HTTPServer
@@ -132,6 +138,16 @@ class Handler(BaseHTTPRequestHandler):
     def version_string(self) -> str:
         return "shoed/1"
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The Date header, formatted once a second, not once a request."""
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        global _date  # noqa: PLW0603 - a one-entry cache; a race between threads writes the same value
+        second = int(time.time())
+        if _date[0] != second:
+            _date = (second, super().date_time_string(second))
+        return _date[1]
+
     def log_message(self, format: str, *args: Any) -> None:
         """Silenced: every request gets one structured line from ``_dispatch`` instead."""
 
@@ -171,7 +187,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _done(self, status: int, start: float) -> None:
         self.server.api.counters.request(self.command, status)
-        log.info(
+        if status < 400 and not _stdlog.isEnabledFor(logging.DEBUG):
+            return  # a success at debug, checked before structlog builds the line (issue 16)
+        (log.info if status >= 400 else log.debug)(
             "request",
             method=self.command,
             path=self._path(),
@@ -187,7 +205,8 @@ class Handler(BaseHTTPRequestHandler):
         api = self.server.api
         url = urlsplit(self.path)
         api.hosts.check(self.headers, self.connection.getsockname())  # before anything: Host, then Origin
-        static = static_reply(self.command, url.path, {k.lower(): v for k, v in self.headers.items()})
+        lowered = {k.lower(): v for k, v in self.headers.items()}  # once, for the UI's files and the route
+        static = static_reply(self.command, url.path, lowered)
         if static is not None:  # the UI's files (shoe/ui/static): no token, not in the route table
             return static
         routes = find(url.path)
@@ -209,7 +228,7 @@ class Handler(BaseHTTPRequestHandler):
             role=self._role,
             params=params,
             query=dict(parse_qsl(url.query)),
-            headers={k.lower(): v for k, v in self.headers.items()},
+            headers=lowered,
             stopping=api.stopping,
             counters=api.counters,
             client_gone=self._client_gone,
@@ -294,9 +313,14 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(reply.body)))
         if self.close_connection:
             self.send_header("Connection", "close")
-        self.end_headers()
+        # end_headers(), with the body in the same send (issue 16: one send a request, not two; each is a
+        # syscall and a loopback segment). An HTTP/0.9 request gets the body alone, as end_headers() does.
+        buffer: list[bytes] = self.__dict__.setdefault("_headers_buffer", [])
+        if self.request_version != "HTTP/0.9":
+            buffer.append(b"\r\n")
         if self.command != "HEAD":
-            self.wfile.write(reply.body)
+            buffer.append(reply.body)
+        self.flush_headers()
 
     def _stream(self, reply: Reply) -> None:
         assert reply.stream is not None

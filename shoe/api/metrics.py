@@ -36,6 +36,7 @@ class ApiCounters:
             ("method", "code"),
             registry=self.registry,
         )
+        self._request_children: dict[tuple[str, int], Counter] = {}
         self._streams = Gauge(
             "shoe_api_event_streams", "Event-stream (SSE) connections open now.", registry=self.registry
         )
@@ -55,7 +56,11 @@ class ApiCounters:
         )
 
     def request(self, method: str, status: int) -> None:
-        self._requests.labels(method=method, code=str(status)).inc()
+        key = (method, status)
+        child = self._request_children.get(key)
+        if child is None:  # labels() once per method and status, not once per request (issue 16)
+            child = self._request_children.setdefault(key, self._requests.labels(method=method, code=str(status)))
+        child.inc()
 
     def resumed(self) -> None:
         self._resumes.inc()

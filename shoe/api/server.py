@@ -1,4 +1,4 @@
-"""The HTTP server: stdlib ``ThreadingHTTPServer``, one thread per connection, HTTP/1.1 keep-alive, bounded.
+"""The HTTP server: stdlib ``ThreadingHTTPServer``, a thread per open connection (reused), HTTP/1.1 keep-alive, bounded.
 
 ``ApiServer(service, host, port, tokens=..., limits=...)`` binds at once (port 0 picks a free port;
 ``.address`` says which) and refuses a non-loopback host without tokens; ``.start()`` serves on a
@@ -6,7 +6,8 @@ thread, ``.stop()`` ends every connection, event streams included.  ``serve(serv
 both from a ``ServiceConfig``.  The request handler is in ``shoe.api.handler``; the bounds on
 connections, streams and request time in ``shoe.api.limits`` (docs/api.md, "Bounds under a flood"):
 a new connection takes an ordinary slot and a thread, or waits without one in the waiting room
-(``shoe.api.waiting``) for a reserved slot, or is answered ``503`` at once.
+(``shoe.api.waiting``) for a reserved slot, or is answered ``503`` at once.  The thread is a worker
+(``shoe.api.workers``) that serves one connection after another, not one started per connection.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from shoe.api.metrics import ApiCounters
 from shoe.api.origin import HostCheck
 from shoe.api.routes import Service
 from shoe.api.waiting import WaitingRoom
+from shoe.api.workers import Workers
 from shoe.service import Role
 
 if TYPE_CHECKING:
@@ -73,6 +75,7 @@ class _HTTPServer(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.gate = Gate(api.limits, api.counters)
         self.room = WaitingRoom(api.limits, self._admit_waited, api.refusals)
+        self.workers: Workers[tuple[socket.socket, Any]] = Workers(self._serve)
         self._wake_r, self._wake_w = socket.socketpair()  # shutdown() writes one byte: the accept loop wakes
         self._wake_w.setblocking(False)
         self._stop_serving = False
@@ -155,7 +158,11 @@ class _HTTPServer(ThreadingHTTPServer):
         with self.lock:
             self.connections.add(request)
             self.slots[request] = slot
-        super().process_request(request, client_address)
+        self.workers.submit((request, client_address))
+
+    def _serve(self, job: tuple[socket.socket, Any]) -> None:
+        """On a worker: the connection's requests, then its slot back (``process_request_thread``)."""
+        self.process_request_thread(*job)
 
     def shutdown_request(self, request: Any) -> None:
         with self.lock:
@@ -224,6 +231,7 @@ class ApiServer:
             self._httpd.shutdown()
             self._thread.join()
         self._httpd.room.stop()
+        self._httpd.workers.stop()
         with self._httpd.lock:
             open_now = list(self._httpd.connections)
         for conn in open_now:
