@@ -65,7 +65,11 @@ def execute(owner: Owner, cmd: Command) -> None:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
         result = owner.approvals.intercept(owner, cmd)  # a step awaiting a second person (shoe.service.approvals)
-        if result is None:
+        if result is None and batched(owner, cmd.action):
+            with owner.sink.batch():  # one commit for the action's records, before the shoe moves again or it answers
+                result = dispatch(owner, cmd.action, cmd.params, cmd.role)
+                owner.close_finished()  # the round's close joins the batch (the settlements and it: one commit)
+        elif result is None:
             result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
         error, failure = translate(exc), exc
@@ -97,6 +101,22 @@ def execute(owner: Owner, cmd: Command) -> None:
     log.debug("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
     cmd.future.set_result({**reply, **result, "cursor": owner.sink.feed.latest})
+
+
+def batched(owner: Owner, action: str) -> bool:
+    """Whether ``action``'s journal entries are committed together (group commit, issue 16).
+
+    A round action or a round's opening: the records it writes are queued and committed in one
+    transaction before the shoe is asked for anything (``RoundDesk`` flushes before each shoe command),
+    before a link notice is handled (``Owner.drain``) and before the answer or any snapshot
+    (``Owner.after``). Not while a step waits for a second person's approval (its entries are committed
+    one by one, as the approvals desk expects), nor technician and deck work (each entry there
+    precedes a shoe command or a change other threads see).
+    """
+    entry = BY_NAME.get(action)
+    if entry is None or entry.scope not in (Scope.ROUND, Scope.OPEN):
+        return False
+    return getattr(owner.desk.run, "hold", None) is None
 
 
 def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Any) -> dict[str, Any]:
