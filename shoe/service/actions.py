@@ -11,6 +11,7 @@ accepted action has been journaled before its reply is built."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,6 +33,7 @@ from shoe.service.rounds import new_round_id
 __all__ = ["ROLES", "TECHNICIAN_ACTIONS", "execute"]
 
 log = structlog.get_logger("shoe.service")
+_DEBUG = logging.getLogger("shoe.service")  # the stdlib logger behind ``log``: its level decides
 
 TECHNICIAN_ACTIONS = tuple(a.name for a in ACTIONS if a.scope is Scope.MAINTENANCE)
 ROLES: dict[str, Role] = {a.name: a.role for a in ACTIONS}
@@ -98,7 +100,8 @@ def execute(owner: Owner, cmd: Command) -> None:
         return
     assert result is not None
     # Per action at debug: the journal records every accepted action, and the API logs each request (issue 16).
-    log.debug("action accepted", state=run.state if run else None, **fields)
+    if _DEBUG.isEnabledFor(logging.DEBUG):  # not even built otherwise: structlog runs its processors first
+        log.debug("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
     cmd.future.set_result({**reply, **result, "cursor": owner.sink.feed.latest})
 
