@@ -74,7 +74,9 @@ def prepare(kind: str, data: Mapping[str, Any], round_id: str | None = None) -> 
     if not isinstance(data, Mapping):
         raise JournalDataError(f"an entry's data must be a mapping, not {type(data).__name__}: nothing was written")
     text = canonical(dict(data))
-    canonical([kind, round_id])  # the hash covers them too: they must have a UTF-8 form
+    for name in (kind, round_id):  # the hash covers them too: they must have a UTF-8 form
+        if name is not None and not name.isascii():
+            canonical(name)
     return Pending(kind, round_id, text, json.loads(text))  # exactly what readers will get back
 
 
