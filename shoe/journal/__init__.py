@@ -9,9 +9,11 @@ from shoe.journal.chain import (
     Entry,
     JournalDataError,
     JournalError,
+    Pending,
     VerifyResult,
     canonical,
     entry_hash,
+    prepare,
     verify_entries,
 )
 from shoe.journal.paths import default_journal_path
@@ -23,9 +25,11 @@ __all__ = [
     "Journal",
     "JournalDataError",
     "JournalError",
+    "Pending",
     "VerifyResult",
     "canonical",
     "default_journal_path",
     "entry_hash",
+    "prepare",
     "verify_entries",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,36 @@ class VerifyResult:
     """Entries found good; when not ``ok``, those before the first bad one."""
     first_bad_seq: int | None
     problem: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An entry checked and serialised, not yet written: what ``Journal.write`` commits (:func:`prepare`)."""
+
+    kind: str
+    round_id: str | None
+    text: str
+    """The data's canonical text: what the row stores and the hash covers."""
+    data: dict[str, Any]
+    """The data as readers will read it back (parsed from ``text``)."""
+
+
+def prepare(kind: str, data: Mapping[str, Any], round_id: str | None = None) -> Pending:
+    """Validate and serialise one entry before any database is touched.
+
+    Data it cannot record is a :class:`JournalDataError` and nothing was written (nor queued).
+    """
+    if not isinstance(kind, str) or not kind:
+        raise JournalDataError(f"an entry's kind must be a non-empty string, not {kind!r}: nothing was written")
+    if round_id is not None and not isinstance(round_id, str):
+        raise JournalDataError(f"round_id must be a string or None, not {round_id!r}: nothing was written")
+    if not isinstance(data, Mapping):
+        raise JournalDataError(f"an entry's data must be a mapping, not {type(data).__name__}: nothing was written")
+    text = canonical(dict(data))
+    for name in (kind, round_id):  # the hash covers them too: they must have a UTF-8 form
+        if name is not None and not name.isascii():
+            canonical(name)
+    return Pending(kind, round_id, text, json.loads(text))  # exactly what readers will get back
 
 
 def canonical(value: Any) -> str:

@@ -1,8 +1,9 @@
 """The journal on disk: one private SQLite file, write-ahead log, ``synchronous=FULL``, append-only.
 
-``append`` returns only after its transaction committed, so an entry the service has acted on survives
-a crash or a ``kill -9``. SQLite triggers refuse UPDATE and DELETE; the hash chain (``chain.py``)
-catches whoever drops the triggers and edits the file anyway.
+``append`` (one entry) and ``write`` (a batch, one transaction: group commit) return only after their
+transaction committed, so an entry the service has acted on survives a crash or a ``kill -9``. SQLite
+triggers refuse UPDATE and DELETE; the hash chain (``chain.py``) catches whoever drops the triggers and
+edits the file anyway.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -22,11 +23,11 @@ from shoe.journal.chain import (
     COLUMNS,
     GENESIS,
     Entry,
-    JournalDataError,
     JournalError,
+    Pending,
     VerifyResult,
-    canonical,
     entry_hash_of_text,
+    prepare,
     verify_records,
 )
 from shoe.journal.paths import ensure_private_file
@@ -47,6 +48,7 @@ _SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM entries"
 # Verification reads every text column as its type and raw bytes, so a tampered value cannot break the reader.
 _SELECT_RAW = "SELECT seq, " + ", ".join(f"typeof({c}), CAST({c} AS BLOB)" for c in COLUMNS[1:]) + " FROM entries"
 _PAGE = 500
+_INSERT = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
 def _now() -> str:
@@ -165,15 +167,17 @@ class Journal:
         record is a :class:`JournalDataError` and nothing was written. Any other :class:`JournalError`
         means the file itself failed (disk, I/O, a deleted write-ahead log): stop writing to it.
         """
-        if not isinstance(kind, str) or not kind:
-            raise JournalDataError(f"an entry's kind must be a non-empty string, not {kind!r}: nothing was written")
-        if round_id is not None and not isinstance(round_id, str):
-            raise JournalDataError(f"round_id must be a string or None, not {round_id!r}: nothing was written")
-        if not isinstance(data, Mapping):
-            raise JournalDataError(f"an entry's data must be a mapping, not {type(data).__name__}: nothing was written")
-        text = canonical(dict(data))
-        canonical([kind, round_id])  # the hash covers them too: they must have a UTF-8 form
-        stored = json.loads(text)  # exactly what readers will get back
+        return self.write([prepare(kind, data, round_id)])[0]
+
+    def write(self, batch: Sequence[Pending]) -> list[Entry]:
+        """Commit ``batch`` (entries :func:`prepare` made) in ONE transaction: one fsync for all (group commit).
+
+        Each entry is still its own row with its own seq and hash, chained to the one before, exactly as
+        one ``append`` each would have written them; they share the commit's timestamp. Returns only
+        after the commit: all of them are durable, or (a :class:`JournalError`) none is.
+        """
+        if not batch:
+            return []
         with self._lock:
             conn = self._live()
             self._check_files(conn)
@@ -181,9 +185,9 @@ class Journal:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     ts = _now()
-                    seq, prev, digest = self._insert(conn, ts, kind, round_id, text)
+                    rows = self._insert(conn, ts, batch)
                     conn.execute("COMMIT")
-                    self._head = (seq, digest)
+                    self._head = (rows[-1][0], rows[-1][2])
                 finally:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
@@ -194,33 +198,50 @@ class Journal:
                     f"could not write to the journal {self.path}: {exc}; check the disk (space, permissions)"
                 ) from exc
             self._check_files(conn)  # committed into a WAL deleted meanwhile: saved (if it can be), and refused
-        return Entry(seq, ts, kind, round_id, stored, prev, digest)
+        made = zip(batch, rows, strict=True)
+        return [Entry(seq, ts, p.kind, p.round_id, p.data, prev, digest) for p, (seq, prev, digest) in made]
 
-    def _insert(
-        self, conn: sqlite3.Connection, ts: str, kind: str, round_id: str | None, text: str
-    ) -> tuple[int, str, str]:
-        """Insert the next entry after the chain head kept in memory (read once, not per append).
+    def head_seq(self) -> int:
+        """The seq of the last committed entry (0: none), from the head kept in memory once known."""
+        with self._lock:
+            if self._head is None:
+                row = self._live().execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+                self._head = (int(row[0]), str(row[1])) if row else (0, GENESIS)
+            return self._head[0]
+
+    def _insert(self, conn: sqlite3.Connection, ts: str, batch: Sequence[Pending]) -> list[tuple[int, str, str]]:
+        """Insert the batch after the chain head kept in memory (read once, not per append).
 
         Another writer's entry since (a second service on one journal, which the journal lock should
-        prevent) takes our seq: the primary key refuses the row, and the head is read again within the
-        same transaction, so the chain stays one chain whoever appended.
+        prevent) takes our first seq: the primary key refuses that row, and the head is read again within
+        the same transaction, so the chain stays one chain whoever appended. The rest follow it.
         """
+        out: list[tuple[int, str, str]] = []
         for attempt in (1, 2):
             if self._head is None or attempt == 2:
                 row = conn.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
                 self._head = (int(row[0]), str(row[1])) if row else (0, GENESIS)
             seq, prev = self._head[0] + 1, self._head[1]
-            digest = entry_hash_of_text(prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data_text=text)
+            first = batch[0]
+            digest = entry_hash_of_text(prev, seq=seq, ts=ts, kind=first.kind, round_id=first.round_id,
+                                        data_text=first.text)  # fmt: skip
             try:
-                conn.execute(
-                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", (seq, ts, kind, round_id, text, prev, digest)
-                )
+                conn.execute(_INSERT, (seq, ts, first.kind, first.round_id, first.text, prev, digest))
             except sqlite3.IntegrityError:
                 if attempt == 2:
                     raise
                 continue
-            return seq, prev, digest
-        raise AssertionError("unreachable")  # pragma: no cover
+            out.append((seq, prev, digest))
+            break
+        rows = []
+        for p in batch[1:]:
+            seq, prev = out[-1][0] + 1, out[-1][2]
+            digest = entry_hash_of_text(prev, seq=seq, ts=ts, kind=p.kind, round_id=p.round_id, data_text=p.text)
+            out.append((seq, prev, digest))
+            rows.append((seq, ts, p.kind, p.round_id, p.text, prev, digest))
+        if rows:
+            conn.executemany(_INSERT, rows)
+        return out
 
     def checkpoint(self) -> bool:
         """Copy the write-ahead log into the main file (PASSIVE: never waits for readers).

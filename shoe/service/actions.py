@@ -11,6 +11,7 @@ accepted action has been journaled before its reply is built."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -32,6 +33,7 @@ from shoe.service.rounds import new_round_id
 __all__ = ["ROLES", "TECHNICIAN_ACTIONS", "execute"]
 
 log = structlog.get_logger("shoe.service")
+_DEBUG = logging.getLogger("shoe.service")  # the stdlib logger behind ``log``: its level decides
 
 TECHNICIAN_ACTIONS = tuple(a.name for a in ACTIONS if a.scope is Scope.MAINTENANCE)
 ROLES: dict[str, Role] = {a.name: a.role for a in ACTIONS}
@@ -65,7 +67,11 @@ def execute(owner: Owner, cmd: Command) -> None:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
         result = owner.approvals.intercept(owner, cmd)  # a step awaiting a second person (shoe.service.approvals)
-        if result is None:
+        if result is None and batched(owner, cmd.action):
+            with owner.sink.batch():  # one commit for the action's records, before the shoe moves again or it answers
+                result = dispatch(owner, cmd.action, cmd.params, cmd.role)
+                owner.close_finished()  # the round's close joins the batch (the settlements and it: one commit)
+        elif result is None:
             result = dispatch(owner, cmd.action, cmd.params, cmd.role)
     except Exception as exc:
         error, failure = translate(exc), exc
@@ -94,9 +100,26 @@ def execute(owner: Owner, cmd: Command) -> None:
         return
     assert result is not None
     # Per action at debug: the journal records every accepted action, and the API logs each request (issue 16).
-    log.debug("action accepted", state=run.state if run else None, **fields)
+    if _DEBUG.isEnabledFor(logging.DEBUG):  # not even built otherwise: structlog runs its processors first
+        log.debug("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
     cmd.future.set_result({**reply, **result, "cursor": owner.sink.feed.latest})
+
+
+def batched(owner: Owner, action: str) -> bool:
+    """Whether ``action``'s journal entries are committed together (group commit, issue 16).
+
+    A round action or a round's opening: the records it writes are queued and committed in one
+    transaction before the shoe is asked for anything (``RoundDesk`` flushes before each shoe command),
+    before a link notice is handled (``Owner.drain``) and before the answer or any snapshot
+    (``Owner.after``). Not while a step waits for a second person's approval (its entries are committed
+    one by one, as the approvals desk expects), nor technician and deck work (each entry there
+    precedes a shoe command or a change other threads see).
+    """
+    entry = BY_NAME.get(action)
+    if entry is None or entry.scope not in (Scope.ROUND, Scope.OPEN):
+        return False
+    return getattr(owner.desk.run, "hold", None) is None
 
 
 def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Any) -> dict[str, Any]:

@@ -87,13 +87,21 @@ def tagged_types() -> dict[str, type[Any]]:
     return dict(_all_tagged())
 
 
+_PLAIN: frozenset[type[Any]] = frozenset({int, str, float, bool, type(None)})
+
+
 def encode(value: Any) -> Any:
     """Any record field as JSON-ready data."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is Card:
+        return value.code
     if isinstance(value, Card):
         return value.code
     if isinstance(value, Enum):
         return value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if kind in _FIELDS or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
         return encode_record(value)
     if isinstance(value, tuple | list | frozenset | set):
         return [encode(v) for v in value]
@@ -102,10 +110,22 @@ def encode(value: Any) -> Any:
     return value
 
 
+_FIELDS: dict[type[Any], tuple[str, tuple[str, ...]]] = {}
+"""A record class's tag and field names, looked up once per class (issue 16: no ``dataclasses.fields`` per record)."""
+
+
+def _layout(cls: type[Any]) -> tuple[str, tuple[str, ...]]:
+    layout = _FIELDS.get(cls)
+    if layout is None:
+        layout = _FIELDS[cls] = (tag_of(cls), tuple(f.name for f in dataclasses.fields(cls)))
+    return layout
+
+
 def encode_record(record: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": tag_of(type(record))}
-    for f in dataclasses.fields(record):
-        out[f.name] = encode(getattr(record, f.name))
+    tag, names = _layout(type(record))
+    out: dict[str, Any] = {"type": tag}
+    for name in names:
+        out[name] = encode(getattr(record, name))
     return out
 
 
@@ -118,48 +138,103 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
     return _HINTS[cls]
 
 
-def _decode(hint: Any, value: Any) -> Any:
+Decoder = typing.Callable[[Any], Any]
+
+
+@cache
+def _decoder(hint: Any) -> Decoder:
+    """The function that decodes a value of ``hint``, built once per hint (the checks of the first release)."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(hint)
-        if value is None and type(None) in args:
-            return None
-        for arg in (a for a in args if a is not type(None)):
-            try:
-                return _decode(arg, value)
-            except (CodecError, ValueError, TypeError, KeyError):
-                continue
-        raise CodecError(f"{value!r} matches none of {hint}")
+        optional = type(None) in args
+        choices = [_decoder(a) for a in args if a is not type(None)]
+
+        def union(value: Any) -> Any:
+            if value is None and optional:
+                return None
+            for choice in choices:
+                try:
+                    return choice(value)
+                except (CodecError, ValueError, TypeError, KeyError):
+                    continue
+            raise CodecError(f"{value!r} matches none of {hint}")
+
+        return union
     if origin is tuple:
-        args = typing.get_args(hint)
+        return _tuple_decoder(typing.get_args(hint))
+    if hint is Card:
+        return Card.parse
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _record_decoder(hint)
+    if hint in (int, str, float, bool):
+        return _plain_decoder(hint)
+
+    def undecodable(value: Any) -> Any:
+        raise CodecError(f"cannot decode {hint}")
+
+    return undecodable
+
+
+def _tuple_decoder(args: tuple[Any, ...]) -> Decoder:
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _decoder(args[0])
+
+        def many(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise CodecError(f"{value!r} is not a list")
+            return tuple(item(v) for v in value)
+
+        return many
+    items = [_decoder(a) for a in args]
+
+    def fixed(value: Any) -> Any:
         if not isinstance(value, list):
             raise CodecError(f"{value!r} is not a list")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v) for v in value)
-        if len(args) != len(value):
-            raise CodecError(f"{value!r} does not have {len(args)} items")
-        return tuple(_decode(a, v) for a, v in zip(args, value, strict=True))
-    if hint is Card:
-        return Card.parse(value)
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return hint(value)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        if not isinstance(value, dict):
-            raise CodecError(f"{value!r} is not a {tag_of(hint)}")
-        if "type" in value and value["type"] != tag_of(hint):
-            raise CodecError(f"a {value['type']!r} where a {tag_of(hint)!r} belongs")
-        return _build(hint, value)
-    if hint in (int, str, float, bool):
+        if len(items) != len(value):
+            raise CodecError(f"{value!r} does not have {len(items)} items")
+        return tuple(d(v) for d, v in zip(items, value, strict=True))
+
+    return fixed
+
+
+def _plain_decoder(hint: type[Any]) -> Decoder:
+    def plain(value: Any) -> Any:
         if type(value) is not hint and not (hint is float and type(value) is int):
             raise CodecError(f"{value!r} is not {hint.__name__}")
         return value
-    raise CodecError(f"cannot decode {hint}")
+
+    return plain
+
+
+def _record_decoder(cls: type[Any]) -> Decoder:
+    def nested(value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise CodecError(f"{value!r} is not a {tag_of(cls)}")
+        if "type" in value and value["type"] != tag_of(cls):
+            raise CodecError(f"a {value['type']!r} where a {tag_of(cls)!r} belongs")
+        return _build(cls, value)
+
+    return nested
+
+
+_DECODERS: dict[type[Any], tuple[tuple[str, Decoder], ...]] = {}
+
+
+def _fields_of(cls: type[Any]) -> tuple[tuple[str, Decoder], ...]:
+    """The init fields of ``cls`` and their decoders, built once per class (at first use: after every
+    record class is defined, so forward references resolve)."""
+    fields = _DECODERS.get(cls)
+    if fields is None:
+        hints = _hints(cls)
+        fields = _DECODERS[cls] = tuple((f.name, _decoder(hints[f.name])) for f in dataclasses.fields(cls) if f.init)
+    return fields
 
 
 def _build(cls: type[Any], data: dict[str, Any]) -> Any:
-    hints = _hints(cls)
-    kwargs = {f.name: _decode(hints[f.name], data[f.name]) for f in dataclasses.fields(cls) if f.init}
-    return cls(**kwargs)
+    return cls(**{name: decode(data[name]) for name, decode in _fields_of(cls)})
 
 
 def decode_record(data: dict[str, Any]) -> Any:

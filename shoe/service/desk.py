@@ -50,9 +50,11 @@ class RoundDesk:
         return self.sink.append(kind, data, round_id)
 
     def dispense(self, size: int) -> Stack:
+        self.sink.flush()  # the entries queued so far are committed before the shoe moves
         return self.supervisor.dispense(size)
 
     def scan(self) -> CardRead:
+        self.sink.flush()  # the entries queued so far are committed before the shoe moves
         try:
             return self.supervisor.scan()
         except ShoeDiscrepancy as exc:  # the card is out of the stub, its identity in doubt: never a guess
@@ -60,6 +62,7 @@ class RoundDesk:
             raise ServiceError("shoe-discrepancy", f"the round is void: {exc}", hint=exc.hint) from exc
 
     def release_stub(self) -> int:
+        self.sink.flush()  # the entries queued so far are committed before the shoe moves
         return self.supervisor.release_stub()
 
     def drain(self) -> None:
@@ -74,6 +77,7 @@ class RoundDesk:
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
         if self.deck_gate is None:
             raise ServiceError("deck-not-ready", "the service has no deck cycle", hint="restart the service")
+        self.sink.flush()
         return self.deck_gate()
 
     def raise_alarm(

@@ -119,6 +119,11 @@ def payload_types() -> dict[tuple[EntryKind, str | None], type[Payload]]:
     return out
 
 
+_BY_TAG: Mapping[EntryKind, Mapping[object, type[Payload]]] = {
+    kind: {tag_of(cls): cls for cls in classes} for kind, (_, classes) in _TAGGED.items()
+}
+
+
 KNOWN_DISPENSE_ID: frozenset[tuple[EntryKind, str | None]] = frozenset(
     key for key, cls in payload_types().items() if "known_dispense_id" in cls.__struct_fields__
 )
@@ -148,7 +153,11 @@ def parse_entry(kind: str, data: Mapping[str, Any]) -> Payload:
     k = _kind(kind)
     if not isinstance(data, Mapping):
         raise JournalDataError(f"a {k.value!r} entry's data must be a mapping, not {type(data).__name__}")
-    target: Any = _UNIONS.get(k) or _type_of(k, data)
+    tagged = _TAGGED.get(k)
+    # The one payload type its tag names (a tagged union converts by looking the tag up anyway, at far more
+    # cost per call: issue 16); an unknown or missing tag goes to the union, whose refusal names the tag.
+    tag = data.get(tagged[0]) if tagged else None
+    target: Any = (isinstance(tag, str) and _BY_TAG[k].get(tag)) or _UNIONS.get(k) or _type_of(k, data)
     what = f"{k.value!r} entry"
     if k in _TAGGED and isinstance(data.get(_TAGGED[k][0]), str):
         what = f"{k.value!r} entry ({_TAGGED[k][0]} {data[_TAGGED[k][0]]!r})"

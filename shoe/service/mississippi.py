@@ -50,6 +50,7 @@ class MississippiRun(RoundRun):
         self.r = r
         self.hold: Callable[[SeatSettlement], dict[str, Any] | None] | None = None
         """Set by the approvals desk for an employee's settle: a reply when the next seat's payout must wait."""
+        self._view: tuple[tuple[int, RoundState, bool], dict[str, Any]] | None = None  # (what it showed, the view)
 
     @classmethod
     def open(cls, round_id: str, request: rq.OpenRound, desk: Desk) -> tuple[MississippiRun, dict[str, Any]]:
@@ -93,7 +94,12 @@ class MississippiRun(RoundRun):
         return self.r.state is RoundState.PAUSED
 
     def view(self) -> dict[str, Any]:
-        return {**mississippi_view(self.r, self.meta()), "closed": self.closed}
+        """The round as anyone may see it; computed again only when the round changed (issue 16: it was
+        rebuilt after every owner item). Every change of a rules round is a record (``RoundCore.commit``)."""
+        key = (self.r.record_count, self.r.state, self.closed)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, {**mississippi_view(self.r, self.meta()), "closed": self.closed})
+        return self._view[1]
 
     def closing(self) -> dict[str, Any]:
         result = self.r.result()
@@ -129,11 +135,12 @@ class MississippiRun(RoundRun):
 
     def _simple(self, desk: Desk, action: str, do: Callable[[], Any], **extra: Any) -> dict[str, Any]:
         record = do()
+        encoded = encode_record(record)  # once, for the journal and the answer
         if isinstance(record, MisdealRecord):
-            self._voided(desk, record)
+            self._voided(desk, record, encoded=encoded)
         else:
-            self.record(desk, "decision", record, action=action, **extra)
-        return {"record": public_record(encode_record(record))}
+            desk.append("decision", {"action": action, **extra, "record": encoded}, self.round_id)
+        return {"record": public_record(encoded)}
 
     def _decide(self, desk: Desk, request: rq.Decide) -> dict[str, Any]:
         seat, multiple = request.seat, request.multiple
@@ -279,8 +286,9 @@ class MississippiRun(RoundRun):
         desk.append("card", {**data, "source": source}, self.round_id)
         record = self.r.reveal(index - 1, read.card)
         if isinstance(record, MisdealRecord):
-            self._voided(desk, record)
-            return {"record": public_record(encode_record(record))}
+            encoded = encode_record(record)
+            self._voided(desk, record, encoded=encoded)
+            return {"record": public_record(encoded)}
         self.record(desk, "reveal", record, index=index, card=read.card, source=source)
         return {"index": index, "card": read.card, "source": source}
 
@@ -292,15 +300,16 @@ class MississippiRun(RoundRun):
             if held is not None:  # a payout awaits a floorperson's approval (shoe.service.approvals)
                 return {"lines": lines, **held}
             record = self.r.settle_next()
-            self.record(desk, "settlement", record, seat=record.seat)
-            lines.append(public_record(encode_record(record)))
+            encoded = encode_record(record)  # once, for the journal and the answer
+            desk.append("settlement", {"seat": record.seat, "record": encoded}, self.round_id)
+            lines.append(public_record(encoded))
         return {"lines": lines}
 
     # -- interruptions ---------------------------------------------------------------------------
 
-    def _voided(self, desk: Desk, record: MisdealRecord, **extra: Any) -> None:
+    def _voided(self, desk: Desk, record: MisdealRecord, encoded: dict[str, Any] | None = None, **extra: Any) -> None:
         data = {"action": "void", "cause": record.cause.value, "detail": record.detail, **extra}
-        self.record(desk, "irregularity", record, **data)
+        desk.append("irregularity", {**data, "record": encoded or encode_record(record)}, self.round_id)
 
     def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None:
         if self.r.can_pause():

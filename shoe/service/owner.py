@@ -273,13 +273,19 @@ class Owner:
             return
         log.info("reconciled with the shoe", decision=decision, round_id=self.desk.live_id())
 
-    def after(self) -> None:
-        """Close a finished round and publish the snapshots other threads read."""
+    def close_finished(self) -> None:
+        """Journal the close of a finished round (in the action's batch, when one is open)."""
         run = self.desk.run
         if run is not None and run.terminal and not run.closed:
             self.sink.append("round-closed", run.closing(), run.round_id)
             run.closed = True
-            self.sink.checkpoint()
+
+    def after(self) -> None:
+        """Close a finished round, commit what is queued, publish the snapshots other threads read."""
+        self.close_finished()
+        self.sink.flush()  # nothing is shown before its entry is committed
+        run = self.desk.run
+        if self.sink.checkpoint_after_close() and run is not None:
             log.info("round closed", round_id=run.round_id, state=run.state)
         self.deck.publish()
         self.shown.publish_round(run)
@@ -303,10 +309,18 @@ class Owner:
                 item = self.inbox.get_nowait()
             except queue.Empty:
                 return
-            if isinstance(item, ShoeItem):
-                self.handle_shoe(item.item)
+            if isinstance(item, ShoeItem) and _appends_nothing(item.item):
+                self.handle_shoe(item.item)  # a shoe event only noted (a card read, a stack ready): may join a batch
+            elif isinstance(item, ShoeItem):
+                with self.sink.unbatched():  # what is queued is committed first; this may reach the shoe
+                    self.handle_shoe(item.item)
             else:
                 self.deferred.append(item)
 
     def dead(self) -> bool:
         return self.killed
+
+
+def _appends_nothing(item: m.Event | Notice) -> bool:
+    """A shoe event ``Owner._on_event`` only notes (no entry, no shoe command): handled inside a batch."""
+    return isinstance(item, m.Event) and not isinstance(item, m.DeckLoaded | m.FaultRaised | m.FaultCleared)

@@ -68,6 +68,9 @@ def _shown(rules: Mapping[str, Show], data: Mapping[str, Any], role: Role | None
         show = rules.get(name)
         if show is None or name == "type":
             continue
+        if show.plain:
+            out[name] = value
+            continue
         if not show.due(data):
             if show.before is Before.NULL:
                 out[name] = None

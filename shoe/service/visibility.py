@@ -95,6 +95,13 @@ class Show:
     """How the value is shown when it is not shown as stored (docs/journal.md, "Stored forms and shown
     forms"): a boot id in hex, a ``RevealRecord``'s 0-based index as community card 1-3."""
 
+    plain: bool = field(init=False, repr=False, compare=False)
+    """Shown as stored, always: no moment, stand-in, scrub, nesting or form (the fast path of secrecy)."""
+
+    def __post_init__(self) -> None:
+        plain = self.moment is Moment.ALWAYS and self.reached is None and self.form is None
+        object.__setattr__(self, "plain", plain and not self.text and not self.nested)
+
     @property
     def secret(self) -> bool:
         return self.moment is not Moment.ALWAYS

@@ -10,6 +10,7 @@ import pytest
 from transitions import Machine
 
 from shoe import logsetup
+from tests.service.conftest import D
 
 
 def _run_a_machine() -> None:
@@ -49,6 +50,20 @@ def test_an_info_log_has_no_line_per_accepted_action_but_one_per_round(table_fac
     events = [json.loads(line)["event"] for line in log.getvalue().splitlines()]
     assert "action accepted" not in events, events
     assert events.count("round closed") == 1, events
+
+
+def test_a_debug_log_has_a_line_per_accepted_action(table_factory: Any) -> None:
+    """The line is only at debug, and there it still is (issue 16: skipped unbuilt below debug)."""
+    log = io.StringIO()
+    try:
+        logsetup.configure("debug", json_lines=True, stream=log)
+        service = table_factory().start()
+        service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
+                                      "seats": [{"seat": 1, "ante": 500}]}, D)  # fmt: skip
+    finally:
+        logsetup.configure("warning")
+    accepted = [e for e in map(json.loads, log.getvalue().splitlines()) if e["event"] == "action accepted"]
+    assert [(e["action"], e["level"]) for e in accepted] == [("open-round", "debug")], accepted
 
 
 def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: Any, monkeypatch: Any) -> None:

@@ -156,14 +156,14 @@ def test_a_shoe_ahead_of_its_journal_is_an_alarm_until_a_technician_acknowledges
     with pytest.raises(ServiceError) as refused:
         second.submit("open-round", OPEN, D)
     assert refused.value.code == "shoe-alarm" and refused.value.kind == ErrorKind.CONFLICT
-    real_append = Journal.append
+    real_write = Journal.write
 
-    def refused(journal: Journal, kind: str, data: Any, **kw: Any) -> Any:
-        if kind == "technician":
+    def refused(journal: Journal, batch: Any) -> Any:
+        if any(p.kind == "technician" for p in batch):
             raise JournalDataError("injected: the acknowledgement cannot be journaled")
-        return real_append(journal, kind, data, **kw)
+        return real_write(journal, batch)
 
-    with patch.object(Journal, "append", refused), pytest.raises(ServiceError):
+    with patch.object(Journal, "write", refused), pytest.raises(ServiceError):
         second.submit("clear-fault", {}, T)
     with pytest.raises(ServiceError) as still:  # an acknowledgement the journal never saw changes nothing
         second.submit("open-round", OPEN, D)

@@ -121,14 +121,14 @@ def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged
     first.submit("open-round", OPEN, D)
     for action in ("no-more-bets", "deal", "release-stub"):
         first.submit(action, {}, D)
-    original = Journal.append
+    original = Journal.write
 
-    def full_disk(journal: Journal, kind: str, data: Any, **kw: Any) -> Any:
-        if data.get("action") == "decide":
+    def full_disk(journal: Journal, batch: Any) -> Any:
+        if any(p.data.get("action") == "decide" for p in batch):
             raise JournalError("disk full")
-        return original(journal, kind, data, **kw)
+        return original(journal, batch)
 
-    monkeypatch.setattr(Journal, "append", full_disk)
+    monkeypatch.setattr(Journal, "write", full_disk)
     with pytest.raises(ServiceError) as failed:
         first.submit("decide", {"seat": 1, "multiple": 3}, D)
     assert (failed.value.code, failed.value.kind) == ("journal-error", ErrorKind.UNAVAILABLE)
@@ -136,7 +136,7 @@ def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged
     with pytest.raises(ServiceError) as stopped:
         first.submit("decide", {"seat": 1, "multiple": 3}, D)
     assert stopped.value.code == "not-running"
-    monkeypatch.setattr(Journal, "append", original)
+    monkeypatch.setattr(Journal, "write", original)
     second = table.start()
     view = second.round_view(OBS)
     assert view is not None and view["next_to_decide"] == 1 and view["seats"]["1"]["bets"] == []

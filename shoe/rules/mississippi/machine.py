@@ -81,6 +81,11 @@ class MississippiRound:
         return self._core.records
 
     @property
+    def record_count(self) -> int:
+        """How many records the round holds, without copying them: every change of the round adds one."""
+        return len(self._core.book.records)
+
+    @property
     def cap(self) -> int:
         """The aggregate payout cap per hand, in cents (NY 5324.38(f)(2), PA 655a.12(b))."""
         return self._core.cap
