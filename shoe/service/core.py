@@ -254,6 +254,10 @@ class TableService:
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         return self._feed.since(cursor, timeout)
 
+    def events_json_since(self, cursor: int, timeout: float) -> tuple[int, list[bytes]]:
+        """:meth:`events_since`, each event as the compact JSON the stream writes (as the feed holds it)."""
+        return self._feed.since_json(cursor, timeout)
+
     def health(self) -> dict[str, Any]:
         shown = self._owner.shown
         return {
