@@ -20,17 +20,15 @@ never dealt from, in card order (never the load order, SPEC §9).
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from drivers.deck import check_deck
-from drivers.emulator.control import ControlError, load_deck_at
-from drivers.emulator.deck import DEFAULT_BACK, DeckLoad
-from drivers.emulator.device import EmulatedShoe
 from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeProtocolError
 from protocols import messages as m
 from protocols.codes import Capability, NakCode
@@ -44,12 +42,23 @@ from shoe.service.sink import JournalSink
 from shoe.service.snapshots import Snapshots
 from shoe.service.supervisor import LinkSupervisor
 
+if TYPE_CHECKING:
+    from drivers.emulator.device import EmulatedShoe
+
 __all__ = ["DeckCycle"]
 
 log = structlog.get_logger("shoe.service")
 LOAD_WAIT_S = 2.0
 """How long the load action waits for the emulator's DECK_LOADED before it journals the load itself."""
 _FOLDED = frozenset({"deck", "round-opened", "round-closed", "decision", "link"})
+
+
+def _emulated(shoe: object) -> bool:
+    """Whether ``shoe`` is the in-process emulator, without importing the emulator (issue 16, start: its
+    package is ~0.1 s and 255 modules a shoed on a real port never needs): an object of a module that was
+    never imported cannot be one of its instances."""
+    device = sys.modules.get("drivers.emulator.device")
+    return device is not None and isinstance(shoe, device.EmulatedShoe)
 
 
 class DeckCycle:
@@ -171,7 +180,7 @@ class DeckCycle:
     def emulator(self) -> EmulatedShoe | Path | None:
         """What the load action reaches: the in-process emulator, or an emulator's control socket."""
         shoe = getattr(self.supervisor.transport, "shoe", None)
-        return shoe if isinstance(shoe, EmulatedShoe) else self.config.emulator_control
+        return shoe if _emulated(shoe) else self.config.emulator_control
 
     def view(self) -> dict[str, Any]:
         """The deck as any role may see it (docs/api.md, "Deck"; declared in shoe.service.visibility)."""
@@ -308,6 +317,10 @@ class DeckCycle:
             raise ServiceError("not-an-emulator", "the shoe is not an emulator: its deck is loaded by hand",
                                hint="load a shuffled deck into the shoe: it reports the load")  # fmt: skip
         self.supervisor.shoe()  # the link is up, or shoe-unavailable
+        from drivers.emulator.control import ControlError, load_deck_at  # here: only an emulator has a deck to load
+        from drivers.emulator.deck import DEFAULT_BACK, DeckLoad
+        from drivers.emulator.device import EmulatedShoe
+
         default = target.config.back if isinstance(target, EmulatedShoe) else DEFAULT_BACK
         try:
             spec = DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
