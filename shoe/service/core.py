@@ -10,6 +10,7 @@ would: no stop entry, journal and link closed under it.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -50,7 +51,9 @@ APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.s
 TICK_S = 2.0  # the longest the owner sleeps; it wakes sooner when work is due (Owner.next_command)
 
 
+@functools.cache
 def _version() -> str:
+    """The installed version, read once (each ``/v1/status`` asked importlib.metadata, which reads the files)."""
     try:
         return metadata.version("shoe-controller")
     except metadata.PackageNotFoundError:
