@@ -44,21 +44,12 @@ from shoe.service.supervisor import LinkSupervisor
 
 if TYPE_CHECKING:
     from drivers.emulator.device import EmulatedShoe
-
 __all__ = ["DeckCycle"]
 
 log = structlog.get_logger("shoe.service")
 LOAD_WAIT_S = 2.0
 """How long the load action waits for the emulator's DECK_LOADED before it journals the load itself."""
 _FOLDED = frozenset({"deck", "round-opened", "round-closed", "decision", "link"})
-
-
-def _emulated(shoe: object) -> bool:
-    """Whether ``shoe`` is the in-process emulator, without importing the emulator (issue 16, start: its
-    package is ~0.1 s and 255 modules a shoed on a real port never needs): an object of a module that was
-    never imported cannot be one of its instances."""
-    device = sys.modules.get("drivers.emulator.device")
-    return device is not None and isinstance(shoe, device.EmulatedShoe)
 
 
 class DeckCycle:
@@ -179,8 +170,8 @@ class DeckCycle:
 
     def emulator(self) -> EmulatedShoe | Path | None:
         """What the load action reaches: the in-process emulator, or an emulator's control socket."""
-        shoe = getattr(self.supervisor.transport, "shoe", None)
-        return shoe if _emulated(shoe) else self.config.emulator_control
+        shoe, device = getattr(self.supervisor.transport, "shoe", None), sys.modules.get("drivers.emulator.device")
+        return shoe if device and isinstance(shoe, device.EmulatedShoe) else self.config.emulator_control  # issue 16
 
     def view(self) -> dict[str, Any]:
         """The deck as any role may see it (docs/api.md, "Deck"; declared in shoe.service.visibility)."""
@@ -317,13 +308,10 @@ class DeckCycle:
             raise ServiceError("not-an-emulator", "the shoe is not an emulator: its deck is loaded by hand",
                                hint="load a shuffled deck into the shoe: it reports the load")  # fmt: skip
         self.supervisor.shoe()  # the link is up, or shoe-unavailable
-        from drivers.emulator.control import ControlError, load_deck_at  # here: only an emulator has a deck to load
-        from drivers.emulator.deck import DEFAULT_BACK, DeckLoad
-        from drivers.emulator.device import EmulatedShoe
-
-        default = target.config.back if isinstance(target, EmulatedShoe) else DEFAULT_BACK
+        from drivers.emulator import control, deck  # here, not at start: only an emulator has a deck to load
+        default = deck.DEFAULT_BACK if isinstance(target, Path) else target.config.back
         try:
-            spec = DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
+            spec = deck.DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
                             extra=request.extra, duplicate=request.duplicate, foreign=request.foreign)  # fmt: skip
         except ValueError as exc:
             hint = "short + duplicate + foreign name cards of one 52-card deck: at most 52"
@@ -332,8 +320,8 @@ class DeckCycle:
         self._loading_by = who
         try:
             try:
-                held = target.load_deck(spec) if isinstance(target, EmulatedShoe) else load_deck_at(target, spec)
-            except (ValueError, ControlError) as exc:
+                held = control.load_deck_at(target, spec) if isinstance(target, Path) else target.load_deck(spec)
+            except (ValueError, control.ControlError) as exc:
                 raise ServiceError("load-refused", f"the emulator refused the load: {exc}",
                                    hint="release the stub first (POST /v1/round/release-stub)") from None  # fmt: skip
             self._wait_loaded(before)  # its DECK_LOADED, journaled with ``who``
