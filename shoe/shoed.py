@@ -26,10 +26,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import structlog
-
 from drivers.transport import redact_port
-from shoe import logsetup
+from shoe import logsetup  # before any module that imports structlog: it imports it without rich
 from shoe.journal import JournalError
 from shoe.journal.lock import JournalLocked
 from shoe.service.config import LEVELS, ConfigError, ServiceConfig, load_config
@@ -39,7 +37,7 @@ from shoe.service.notify import Notifier, Watchdog
 
 __all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
 
-log = structlog.get_logger("shoe.shoed")
+log = logsetup.get_logger("shoe.shoed")
 WATCHDOG_LIMIT_S = 60.0
 MAIN_WAIT_S = 5.0  # the main thread sleeps on the stop event: a signal or the owner thread's end wakes it at once
 

@@ -10,6 +10,7 @@ would: no stop entry, journal and link closed under it.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -47,10 +48,13 @@ STOP, KILL = "__stop__", "__kill__"
 READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
 PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread (issue 13)
 APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.approvals)
+TABLES_AFTER_S = 1.0  # the hand tables are built this long after READY (TableService._build_tables)
 TICK_S = 2.0  # the longest the owner sleeps; it wakes sooner when work is due (Owner.next_command)
 
 
+@functools.cache
 def _version() -> str:
+    """The installed version, read once (each ``/v1/status`` asked importlib.metadata, which reads the files)."""
     try:
         return metadata.version("shoe-controller")
     except metadata.PackageNotFoundError:
@@ -66,7 +70,8 @@ class TableService:
         self._owner = Owner(config, factory, self._feed, self._metrics, GAMES)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
-        self._tables = threading.Thread(target=hand_tables.build, name="hand-tables", daemon=True)
+        self._tables = threading.Thread(target=self._build_tables, name="hand-tables", daemon=True)
+        self._stopping_tables = threading.Event()
         self._boot_error: BaseException | None = None
         self._started = time.monotonic()
         self._running = False
@@ -103,10 +108,6 @@ class TableService:
         structlog.contextvars.bind_contextvars(table=self.config.table)
         owner = self._owner
         try:
-            # Build the hand evaluator's tables (~0.8 s) beside the boot, not before READY (issue 16): on
-            # first use they stalled the first settlement of the day by most of a second; now only one that
-            # comes within that time waits (tables.build holds a lock; each table is filled whole, in place).
-            self._tables.start()
             owner.boot()
         except BaseException as exc:
             self._boot_error = exc
@@ -114,6 +115,7 @@ class TableService:
             self._ready.set()
             return
         self._ready.set()
+        self._tables.start()
         while True:
             item = owner.next_command(TICK_S)
             if owner.killed:
@@ -147,6 +149,18 @@ class TableService:
         if self.on_owner_end is not None:
             self.on_owner_end()
 
+    def _build_tables(self) -> None:
+        """Build the hand evaluator's tables (~0.4 s) :data:`TABLES_AFTER_S` after READY (issue 16).
+
+        Not before READY (on first use they stalled the first settlement of the day), nor beside the boot
+        or its first second (they took the GIL from it: every syscall of the boot, the link's resync after
+        it and the first requests then waited for the build's switch interval, ~0.3 s of a start). A
+        settlement that comes first builds them itself, or waits for this build (tables.build holds a
+        lock). A service stopped before then builds nothing.
+        """
+        if not self._stopping_tables.wait(TABLES_AFTER_S):
+            hand_tables.build()
+
     def stop(self) -> None:
         """Finish the current command, refuse the queued ones, journal a stop entry, close everything."""
         if not self._running or self._thread is None:
@@ -156,8 +170,9 @@ class TableService:
         self._owner.inbox.put(Command(STOP, {}, None, future))
         self._thread.join()
         self._running = False
+        self._stopping_tables.set()
         if self._tables.is_alive():
-            self._tables.join(30)  # a stop within a second of the start: the build ends first
+            self._tables.join(30)  # a stop while they are built: the build ends first
         log.info("service stopped", journal_seq=self._feed.latest)
 
     def kill(self) -> None:
@@ -252,6 +267,10 @@ class TableService:
 
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         return self._feed.since(cursor, timeout)
+
+    def events_json_since(self, cursor: int, timeout: float) -> tuple[int, list[bytes]]:
+        """:meth:`events_since`, each event as the compact JSON the stream writes (as the feed holds it)."""
+        return self._feed.since_json(cursor, timeout)
 
     def health(self) -> dict[str, Any]:
         shown = self._owner.shown

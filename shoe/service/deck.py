@@ -20,17 +20,15 @@ never dealt from, in card order (never the load order, SPEC §9).
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from drivers.deck import check_deck
-from drivers.emulator.control import ControlError, load_deck_at
-from drivers.emulator.deck import DEFAULT_BACK, DeckLoad
-from drivers.emulator.device import EmulatedShoe
 from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeProtocolError
 from protocols import messages as m
 from protocols.codes import Capability, NakCode
@@ -44,6 +42,8 @@ from shoe.service.sink import JournalSink
 from shoe.service.snapshots import Snapshots
 from shoe.service.supervisor import LinkSupervisor
 
+if TYPE_CHECKING:
+    from drivers.emulator.device import EmulatedShoe
 __all__ = ["DeckCycle"]
 
 log = structlog.get_logger("shoe.service")
@@ -170,8 +170,8 @@ class DeckCycle:
 
     def emulator(self) -> EmulatedShoe | Path | None:
         """What the load action reaches: the in-process emulator, or an emulator's control socket."""
-        shoe = getattr(self.supervisor.transport, "shoe", None)
-        return shoe if isinstance(shoe, EmulatedShoe) else self.config.emulator_control
+        shoe, device = getattr(self.supervisor.transport, "shoe", None), sys.modules.get("drivers.emulator.device")
+        return shoe if device and isinstance(shoe, device.EmulatedShoe) else self.config.emulator_control  # issue 16
 
     def view(self) -> dict[str, Any]:
         """The deck as any role may see it (docs/api.md, "Deck"; declared in shoe.service.visibility)."""
@@ -308,9 +308,10 @@ class DeckCycle:
             raise ServiceError("not-an-emulator", "the shoe is not an emulator: its deck is loaded by hand",
                                hint="load a shuffled deck into the shoe: it reports the load")  # fmt: skip
         self.supervisor.shoe()  # the link is up, or shoe-unavailable
-        default = target.config.back if isinstance(target, EmulatedShoe) else DEFAULT_BACK
+        from drivers.emulator import control, deck  # here, not at start: only an emulator has a deck to load
+        default = deck.DEFAULT_BACK if isinstance(target, Path) else target.config.back
         try:
-            spec = DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
+            spec = deck.DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
                             extra=request.extra, duplicate=request.duplicate, foreign=request.foreign)  # fmt: skip
         except ValueError as exc:
             hint = "short + duplicate + foreign name cards of one 52-card deck: at most 52"
@@ -319,8 +320,8 @@ class DeckCycle:
         self._loading_by = who
         try:
             try:
-                held = target.load_deck(spec) if isinstance(target, EmulatedShoe) else load_deck_at(target, spec)
-            except (ValueError, ControlError) as exc:
+                held = control.load_deck_at(target, spec) if isinstance(target, Path) else target.load_deck(spec)
+            except (ValueError, control.ControlError) as exc:
                 raise ServiceError("load-refused", f"the emulator refused the load: {exc}",
                                    hint="release the stub first (POST /v1/round/release-stub)") from None  # fmt: skip
             self._wait_loaded(before)  # its DECK_LOADED, journaled with ``who``

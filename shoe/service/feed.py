@@ -2,17 +2,23 @@
 
 Each event's ``cursor`` is the journal sequence number of the entry it came from, so a client that
 reconnects (or outlives a service restart) asks for the events after the last cursor it saw. The
-feed keeps the last ``size`` events in memory (:data:`KEPT`) and is refilled from the journal at start.
+feed keeps the last ``size`` events in memory (:data:`KEPT`), each as its compact JSON (what the stream
+writes anyway; a decoded event held the entry's data besides its projection, ~1.5 KiB an event). The
+events of the entries before the start are read from the journal only when a client first asks for
+one of them (:meth:`EventFeed.refill_from`), on that client's thread, not at every start.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from enum import Enum
 from typing import Any
 
+from shoe.journal import JournalError
 from shoe.service.secrecy import project
 
 __all__ = ["KEPT", "EventFeed"]
@@ -22,16 +28,48 @@ KEPT = 2_000
 (``shoe.service.sink.FEED_REFILL`` entries), so a long run holds no more than a fresh start does
 (issue 16: 10,000 held were ~8 MiB of a 60 MB budget). Older cursors resume from the oldest held."""
 
+EntryRow = tuple[int, str, str, "str | None", Mapping[str, Any]]
+"""(seq, ts, kind, round_id, data) of one journal entry, what :meth:`EventFeed.refill_from` reads."""
+
+
+def _default(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _encode(event: Mapping[str, Any]) -> bytes:
+    """The stream's own form of an event (``shoe.api.errors.json_bytes``): compact UTF-8 JSON, one line."""
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False, default=_default).encode("utf-8")
+
 
 class EventFeed:
     def __init__(self, size: int = KEPT) -> None:
-        self._events: deque[dict[str, Any]] = deque(maxlen=size)
+        self._events: deque[tuple[int, bytes]] = deque(maxlen=size)
+        self._size = size
         self._cond = threading.Condition()
         self._latest = 0
+        self._refill: Callable[[], Iterable[EntryRow]] | None = None
+        self._refill_upto = 0  # the entries up to this seq are the refill's, not yet read
+        self._refill_lock = threading.Lock()
 
     @property
     def latest(self) -> int:
         return self._latest
+
+    def refill_from(self, read: Callable[[], Iterable[EntryRow]], upto: int) -> None:
+        """The journal's entries up to ``upto`` (the last at the start) are the feed's history, read by
+        ``read`` when a client first asks for a cursor below ``upto``, not now (issue 16: start to first
+        200 independent of the journal; the 2,000 entries read and projected were ~150 ms of a start).
+
+        ``read`` yields the entries the feed may hold, oldest first (the journal is thread-safe);
+        ``upto`` is the journal's latest cursor from now on, so a stream never waits for one it had.
+        """
+        with self._cond:
+            self._refill, self._refill_upto = read, upto
+            self._latest = max(self._latest, upto)
 
     def publish(
         self,
@@ -50,8 +88,9 @@ class EventFeed:
         """
         events = project(seq, ts, kind, round_id, data)
         events += [{"cursor": seq, "ts": ts, "round_id": None, **event} for event in also]  # the table's, not a round's
+        encoded = [(seq, _encode(event)) for event in events]
         with self._cond:
-            self._events.extend(events)
+            self._events.extend(encoded)
             self._latest = max(self._latest, seq)
             if events:  # an entry that projects to nothing (e.g. a hidden card) wakes no stream
                 self._cond.notify_all()
@@ -59,6 +98,13 @@ class EventFeed:
 
     def since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         """Events after ``cursor``, waiting up to ``timeout`` seconds for one; ``(latest cursor, events)``."""
+        latest, lines = self.since_json(cursor, timeout)
+        return latest, [json.loads(line) for line in lines]
+
+    def since_json(self, cursor: int, timeout: float) -> tuple[int, list[bytes]]:
+        """:meth:`since`, each event as the compact JSON the stream writes (no decode, no copy)."""
+        if self._refill is not None and cursor < self._refill_upto:
+            self._read_history()
         deadline = time.monotonic() + max(timeout, 0.0)
         with self._cond:
             while self._latest <= cursor:
@@ -68,16 +114,36 @@ class EventFeed:
                 self._cond.wait(remaining)
             return self._latest, self._after(cursor)
 
-    def _after(self, cursor: int) -> list[dict[str, Any]]:
+    def _read_history(self) -> None:
+        """Read the entries before the start once (the first reader that needs them waits for it)."""
+        with self._refill_lock:
+            read, upto = self._refill, self._refill_upto
+            if read is None:
+                return
+            held: deque[tuple[int, bytes]] = deque(maxlen=self._size)
+            try:
+                for seq, ts, kind, round_id, data in read():
+                    if seq > upto:
+                        break
+                    held.extend((seq, _encode(event)) for event in project(seq, ts, kind, round_id, data))
+            except JournalError:  # closed under a stop: resume from the oldest held, as a too-old cursor does
+                held.clear()
+            with self._cond:
+                room = self._size - len(self._events)
+                older = [event for event in held if not self._events or event[0] < self._events[0][0]]
+                self._events.extendleft(reversed(older[len(older) - room :] if room > 0 else []))
+                self._refill = None
+
+    def _after(self, cursor: int) -> list[bytes]:
         """Events with a cursor above ``cursor``, scanning back from the newest end only as far as needed.
 
         Cursors ascend through the deque, so a follower that is up to date costs a few steps, not a
         scan of the whole buffer (which made every open stream slower as the service ran).
         """
-        newer: list[dict[str, Any]] = []
-        for event in reversed(self._events):
-            if event["cursor"] <= cursor:
+        newer: list[bytes] = []
+        for seq, line in reversed(self._events):
+            if seq <= cursor:
                 break
-            newer.append(dict(event))
+            newer.append(line)
         newer.reverse()
         return newer

@@ -42,6 +42,8 @@ from shoe.service.rounds import RoundRun
 __all__ = ["JournalFacts", "find_stack", "read_stack", "reconcile", "scan_journal"]
 
 LOG_PAGE = 32
+POSITION_WINDOW = 16
+"""The first window (in journal seq) :func:`journal_position` looks back through for the last position."""
 
 
 @dataclass
@@ -232,12 +234,12 @@ class ShoePosition:
 
 
 def journal_position(journal: Journal) -> ShoePosition:
-    """The last ``shoe-position`` entry, and the cards journaled after it (one pass over those entries)."""
+    """The last ``shoe-position`` entry (:func:`_last_position`), and the cards journaled after it (one pass)."""
     pos = ShoePosition()
     since = 0
-    for entry in journal.entries(kinds=("link",)):
-        if entry.data.get("event") == POSITION_EVENT:
-            since, pos.serial, pos.cards_counter = entry.seq, entry.data.get("serial"), entry.data.get("cards_counter")
+    entry = _last_position(journal)
+    if entry is not None:
+        since, pos.serial, pos.cards_counter = entry.seq, entry.data.get("serial"), entry.data.get("cards_counter")
     for entry in journal.entries(after_seq=since, kinds=("card", "technician", "fault")):
         data = entry.data
         if entry.kind == "card" and data.get("dispense_id") is not None:
@@ -247,6 +249,30 @@ def journal_position(journal: Journal) -> ShoePosition:
         elif entry.kind == "fault" and data.get("event") == "alarm" and isinstance(data.get("unjournaled"), int):
             pos.cards_since += data["unjournaled"]
     return pos
+
+
+def _last_position(journal: Journal) -> Entry | None:
+    """The last ``shoe-position`` entry, looked for backwards in windows of seq that double from
+    :data:`POSITION_WINDOW`: the link entries near the end, not every one of the journal (a connect
+    writes one; issue 16, start independent of the journal's size). None: the journal has none."""
+    last = journal.last("link")
+    if last is None:
+        return None
+    if last.data.get("event") == POSITION_EVENT:
+        return last
+    end, window = last.seq, POSITION_WINDOW
+    while end > 0:
+        low = max(0, end - window)
+        found = None
+        for entry in journal.entries(after_seq=low, kinds=("link",)):
+            if entry.seq > end:
+                break
+            if entry.data.get("event") == POSITION_EVENT:
+                found = entry
+        if found is not None:
+            return found
+        end, window = low, window * 2
+    return None
 
 
 @dataclass(frozen=True)

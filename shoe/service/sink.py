@@ -64,13 +64,16 @@ class JournalSink:
         returns the public events the change makes (published with the entry)."""
 
     def open(self) -> tuple[JournalFacts, dict[str, Any]]:
-        """Lock and open the journal, learn what it knows, refill the feed; the facts and what was adopted."""
+        """Lock and open the journal, learn what it knows, give the feed its history; the facts and what was adopted."""
         self.lock = JournalLock.acquire(self.config.journal)
         self.journal, adopted = open_checked(self.config.journal, self.lock, new_journal=self.new_journal)
         facts = scan_journal(self.journal)
         self.known_dispense_id, self.last_event = facts.known_dispense_id, facts.resume
-        for entry in self.journal.entries(after_seq=max(0, facts.last_seq - FEED_REFILL)):
-            self.feed.publish(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data)
+        journal, after = self.journal, max(0, facts.last_seq - FEED_REFILL)
+        self.feed.refill_from(  # read when a stream first asks for an entry before this start (issue 16)
+            lambda: ((e.seq, e.ts, e.kind, e.round_id, e.data) for e in journal.entries(after_seq=after)),
+            facts.last_seq,
+        )
         return facts, adopted
 
     def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int:

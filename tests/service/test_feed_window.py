@@ -34,3 +34,33 @@ def test_a_cursor_in_the_window_resumes_exactly_and_an_older_one_from_the_oldest
     assert [e["cursor"] for e in resumed] == list(range(last - 9, last + 1))
     _, old = feed.since(5, 0.0)
     assert old[0]["cursor"] == last - FEED_REFILL + 1 and old[-1]["cursor"] == last
+
+
+def test_held_events_keep_nothing_of_the_entries_they_came_from() -> None:
+    """Issue 16, RSS: each held event was a dict that also held the entry's data (~1.5 KiB an event)."""
+    import gc
+    import weakref
+
+    class Data(dict[str, object]):  # a dict that can be watched for its release
+        pass
+
+    feed = EventFeed()
+    watched = []
+    for seq in range(1, 101):
+        journaled = Data(first=1, last=seq)  # a value the projection shows (ALWAYS): it was held as is
+        watched.append(weakref.ref(journaled))
+        feed.publish(seq, TS, "link", None, {"event": "restored", "attempts": 1, "journaled": journaled})
+        del journaled
+    gc.collect()
+    assert [ref for ref in watched if ref() is not None] == []
+    _, held = feed.since(0, 0.0)
+    assert [e["cursor"] for e in held] == list(range(1, 101))
+    assert held[-1]["journaled"] == {"first": 1, "last": 100}
+
+
+def test_a_reader_gets_its_own_copy_of_each_event() -> None:
+    feed = _published(3)
+    _, first = feed.since(0, 0.0)
+    first[0]["type"] = "changed by a reader"
+    _, again = feed.since(0, 0.0)
+    assert again[0]["type"] != "changed by a reader"

@@ -301,11 +301,23 @@ def unjournaled_stacks(table: Table) -> list[int]:
     return missing
 
 
+def _resynced(service: TableService) -> None:
+    """Wait for the link's resync after the start (its ``link`` entry comes from the shoe, after READY): the
+    injector counts every append, so one that lands in the action's window would be taken for the action's."""
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline:
+        if any(e.get("type") == "link-resynced" for e in service.events_since(0, 0.0)[1]):
+            return
+        time.sleep(0.005)
+    raise AssertionError("the link did not resync within 10 s of the start")
+
+
 def run_case(tables: Tables, monkeypatch: pytest.MonkeyPatch, action: str, mode: str, fail_at: int | None) -> Any:
     """One fresh table, the scenario's setup, then ``action`` with journal write ``fail_at`` failing."""
     scenario = SCENARIOS[action]
     table = tables.new()
     service = table.start()
+    _resynced(service)
     scenario.setup(service)
     params = scenario.params(service)
     injector = Injector(monkeypatch, mode, fail_at)

@@ -71,9 +71,11 @@ def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: An
     import threading
 
     from shoe.hands import tables
+    from shoe.service import core
 
     release = threading.Event()
     real = tables._build
+    monkeypatch.setattr(core, "TABLES_AFTER_S", 0.0)  # at once after READY
     monkeypatch.setattr(tables, "CLASSES", [])  # not built in this process, whatever ran before
     monkeypatch.setattr(tables, "_build", lambda: (release.wait(10), real()))
     table = table_factory()
@@ -84,3 +86,18 @@ def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: An
         release.set()
     service.stop()  # joins the build
     assert tables.is_built()
+
+
+def test_the_hand_tables_wait_a_moment_after_ready_and_a_quick_stop_builds_none(
+    table_factory: Any, monkeypatch: Any
+) -> None:
+    """Issue 16: the build took the GIL from the boot's last steps (the link's resync) and the first requests."""
+    from shoe.hands import tables
+
+    built: list[int] = []
+    monkeypatch.setattr(tables, "CLASSES", [])
+    monkeypatch.setattr(tables, "_build", lambda: built.append(1))
+    service = table_factory().start()
+    assert not built  # READY, and the build has not begun
+    service.stop()  # within TABLES_AFTER_S of READY
+    assert not built

@@ -11,6 +11,7 @@ which step may follow which.
 
 from __future__ import annotations
 
+import functools
 from enum import Enum
 
 from shoe.rules.machine import Edge as GenericEdge
@@ -125,10 +126,13 @@ def _interrupt_edges() -> list[Edge]:
     return edges
 
 
+@functools.cache
 def transition_table(
     community_source: CommunitySource = CommunitySource.STUB, progressive_lockout: bool = False
 ) -> tuple[Edge, ...]:
-    """The whole transition table for one profile's switches."""
+    """The whole transition table for one profile's switches: one tuple per switches, built once (the
+    machine layer shares what rounds of one table share by the table's identity; a table built anew each
+    round kept ~9 KiB a round there for good: issue 16, RSS)."""
     edges = _deal_edges(community_source, progressive_lockout) + _street_edges() + _forfeit_edges()
     edges += _interrupt_edges()
     # Drop the states this variant never enters (e.g. COMMUNITY_DEALT with a stub source).
