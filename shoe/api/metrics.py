@@ -25,6 +25,11 @@ def render(registry: CollectorRegistry) -> str:
     return generate_latest(registry).decode("utf-8")
 
 
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
+"""Methods counted under their own name; any other a client sends is counted as ``OTHER``, so invented
+method names cannot grow the series (and this process's memory) without bound."""
+
+
 class ApiCounters:
     """The HTTP layer's own series; thread-safe (one handler thread per connection)."""
 
@@ -56,6 +61,8 @@ class ApiCounters:
         )
 
     def request(self, method: str, status: int) -> None:
+        if method not in KNOWN_METHODS:
+            method = "OTHER"
         key = (method, status)
         child = self._request_children.get(key)
         if child is None:  # labels() once per method and status, not once per request (issue 16)

@@ -182,3 +182,24 @@ def test_bad_frames_and_resends_on_the_shoe_link_reach_the_metrics(
     assert value(families, "shoe_link_bad_frames_total") > 0
     assert value(families, "shoe_link_retries_total") > 0
     assert value(families, "shoe_link_frames_in_total") > value(families, "shoe_link_bad_frames_total")
+
+
+def test_invented_methods_do_not_grow_the_request_series(start_service: Callable[..., TableService]) -> None:
+    """A client inventing a method name per request must not add a series per name (unbounded memory):
+    every method outside HTTP's own is counted as ``OTHER``."""
+    import socket
+
+    service = start_service()
+    with ApiServer(service, "127.0.0.1", 0) as api:
+        host, port = api.address[:2]
+        for n in range(40):
+            with socket.create_connection((host, port), timeout=5) as sock:
+                sock.sendall(f"INVENTED{n} /v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+                assert sock.recv(64).startswith(b"HTTP/1.")
+                while sock.recv(4096):
+                    pass
+        families = scrape(Client(api.address))
+    requests = families["shoe_api_requests_total"]
+    assert not [name for name in requests if "INVENTED" in name]
+    others = [count for name, count in requests.items() if 'method="OTHER"' in name]
+    assert sum(others) == 40
