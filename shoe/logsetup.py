@@ -77,7 +77,9 @@ def configure(level: str = "warning", *, json_lines: bool | None = None, stream:
         structlog.processors.JSONRenderer() if json_lines else structlog.dev.ConsoleRenderer(colors=False)
     )
     structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        # filter_by_level first: a line below the level is dropped before any processor runs (a debug
+        # line on a hot path then costs one level check, not the chain; issue 16).
+        processors=[structlog.stdlib.filter_by_level, *shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         # Not cached: a cached logger would ignore later reconfiguration (tests capture logs per test).

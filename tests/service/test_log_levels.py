@@ -101,3 +101,26 @@ def test_the_hand_tables_wait_a_moment_after_ready_and_a_quick_stop_builds_none(
     assert not built  # READY, and the build has not begun
     service.stop()  # within TABLES_AFTER_S of READY
     assert not built
+
+
+def test_a_line_below_the_level_runs_no_processor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: a debug line on a hot path at the info level costs a level check, not structlog's chain."""
+    import structlog
+
+    ran: list[str] = []
+
+    def counting(logger: object, method: str, event: Any) -> Any:
+        ran.append(event["event"])
+        return event
+
+    monkeypatch.setattr(logsetup, "boot_ids_in_hex", counting)
+    log = io.StringIO()
+    try:
+        logsetup.configure("info", json_lines=True, stream=log)
+        logger = structlog.get_logger("shoe.test")
+        logger.debug("below the level", big=list(range(10)))
+        logger.info("at the level")
+    finally:
+        logsetup.configure("warning")
+    assert ran == ["at the level"]
+    assert [json.loads(line)["event"] for line in log.getvalue().splitlines()] == ["at the level"]
