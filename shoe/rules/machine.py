@@ -32,7 +32,6 @@ are generated from the same data the machine runs.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -188,15 +187,12 @@ _TABLES: dict[tuple[Any, ...], _Table] = {}
 """By (states, table, initial): one entry per distinct table a process plays (a few per game)."""
 
 BY_ID_MAX = 64
-"""Table objects remembered by identity; past this the oldest is forgotten (and looked up by content
+"""Table objects remembered by identity; past this they are all forgotten (each looked up by content
 again if it comes back), so a game that builds its table anew each round does not grow this."""
 
 _BY_ID: dict[tuple[Any, ...], tuple[Sequence[Edge[Any]], _Table]] = {}
 """By (states, id(table object), initial): the object (held, so that its id is not reused while it is a
 key) and its :class:`_Table`, so that a table seen before costs no hashing of its content."""
-
-
-_LOCK = threading.Lock()
 
 
 def _table(states: type[Enum], source: Sequence[Edge[Any]], initial: Enum) -> _Table:
@@ -205,13 +201,12 @@ def _table(states: type[Enum], source: Sequence[Edge[Any]], initial: Enum) -> _T
     if known is not None and known[0] is source:
         return known[1]
     table = tuple(source)
-    with _LOCK:  # rounds may start in several threads (a replay beside the live round)
-        shared = _TABLES.get((states, table, initial))
-        if shared is None:
-            shared = _TABLES[(states, table, initial)] = _Table(table)
-        while len(_BY_ID) >= BY_ID_MAX:
-            del _BY_ID[next(iter(_BY_ID))]
-        _BY_ID[key] = (source, shared)
+    shared = _TABLES.get((states, table, initial))
+    if shared is None:  # setdefault: two threads seeing a table first share the one that lands
+        shared = _TABLES.setdefault((states, table, initial), _Table(table))
+    if len(_BY_ID) >= BY_ID_MAX:
+        _BY_ID.clear()  # one call, safe beside another thread's (no lock: shoe.rules starts no threads)
+    _BY_ID[key] = (source, shared)
     return shared
 
 
