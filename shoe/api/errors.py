@@ -8,12 +8,11 @@ A bug is answered ``500 internal`` with a fixed message: the traceback goes to t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from enum import Enum
 from typing import Any
 
 from shoe.service.errors import ErrorKind, ServiceError
+from shoe.service.feed import json_bytes
 
 __all__ = ["KIND_STATUS", "STATUS_CODES", "ApiError", "envelope", "json_bytes", "service_status"]
 
@@ -71,16 +70,3 @@ def envelope(code: str, message: str, rule: str | None = None, hint: str | None 
     if hint:
         error["hint"] = hint
     return {"error": error}
-
-
-def _default(value: object) -> object:
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, set | frozenset):
-        return sorted(value, key=str)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-def json_bytes(value: object) -> bytes:
-    """Compact UTF-8 JSON on one line (SSE ``data:`` lines rely on there being no newline)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_default).encode("utf-8")

@@ -40,9 +40,13 @@ def _default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _encode(event: Mapping[str, Any]) -> bytes:
-    """The stream's own form of an event (``shoe.api.errors.json_bytes``): compact UTF-8 JSON, one line."""
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False, default=_default).encode("utf-8")
+def json_bytes(value: object) -> bytes:
+    """Compact UTF-8 JSON on one line: the stream's own form of an event, and every API answer's
+    (``shoe.api.errors`` uses this one; SSE ``data:`` lines rely on there being no newline)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_default).encode("utf-8")
+
+
+_encode = json_bytes
 
 
 class EventFeed:
