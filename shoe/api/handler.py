@@ -264,8 +264,11 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding"):
             raise ApiError("length-required", "send the body with a Content-Length (chunked bodies are not accepted)")
-        raw = self.headers.get("Content-Length", "0").strip()
-        if not raw.isdigit():
+        lengths = self.headers.get_all("Content-Length") or ["0"]
+        if len(lengths) > 1:  # which one frames the body would be a guess (RFC 9112 §6.3): refuse, read nothing
+            raise ApiError("bad-request", f"send one Content-Length; this request has {len(lengths)}")
+        raw = lengths[0].strip()
+        if not (raw.isascii() and raw.isdigit()):  # str.isdigit() also takes "²" (a Latin-1 header byte)
             raise ApiError("bad-request", f"Content-Length must be a non-negative integer, not {raw[:40]!r}")
         length = int(raw)
         if length > MAX_BODY:

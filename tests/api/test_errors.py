@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import socket
+from typing import Any
 
 import pytest
 
@@ -172,3 +173,36 @@ def test_a_body_shorter_than_its_content_length_is_a_bad_request(api: ApiServer)
     head_bytes, _, body = data.partition(b"\r\n\r\n")
     assert head_bytes.startswith(b"HTTP/1.1 400")
     assert json.loads(body)["error"]["message"] == "the body ended after 18 of its 50 bytes"
+
+
+def _raw_post(api: ApiServer, length_headers: bytes, body: bytes) -> tuple[bytes, dict[str, Any]]:
+    with socket.create_connection(api.address, timeout=5) as sock:
+        head = (
+            f"POST /v1/round/void HTTP/1.1\r\nHost: 127.0.0.1:{api.address[1]}\r\nContent-Type: application/json\r\n"
+        ).encode()
+        sock.sendall(head + length_headers + b"\r\n" + body)
+        sock.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := sock.recv(4096):
+            data += chunk
+    status_line, _, rest = data.partition(b"\r\n")
+    return status_line, json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+@pytest.mark.parametrize(
+    "length_headers",
+    [
+        b"Content-Length: 18\r\nContent-Length: 0\r\n",  # two lengths: which one frames the body is ambiguous
+        b"Content-Length: 18\r\nContent-Length: 18\r\n",  # even two equal ones (RFC 9112 §6.3: one, or refuse)
+        b"Content-Length: \xb2\r\n",  # a Latin-1 superscript two: str.isdigit() says yes, int() says no
+        b"Content-Length: \xb9\xb2\r\n",
+    ],
+)
+def test_a_content_length_that_is_not_one_ascii_number_is_a_bad_request(
+    api: ApiServer, service: TableService, length_headers: bytes
+) -> None:
+    seq = service.health()["service"]["journal_seq"]
+    status_line, body = _raw_post(api, length_headers, b'{"cause": "other"}')
+    assert status_line.startswith(b"HTTP/1.1 400"), (status_line, body)
+    assert "Content-Length" in body["error"]["message"]
+    assert service.health()["service"]["journal_seq"] == seq  # nothing changed
