@@ -287,6 +287,23 @@ class RealShoed:
         return bool(self.proc.alive())
 
 
+def _settled(api: Any, quiet_s: float = 0.5, timeout_s: float = 15.0) -> None:
+    """Wait until the start's own journal work is done: the deck found at the connect journaled and
+    checked, and no entry for ``quiet_s``. The link is up before that work ends (since issue 16 made the
+    start faster), and a test comparing ``journal_seq`` before and after a refused request must not
+    count the start's entries as the request's."""
+    deadline = time.monotonic() + timeout_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        seq = api.get("/v1/status")["service"]["journal_seq"]
+        if seq != last:
+            last, since = seq, time.monotonic()
+        elif time.monotonic() - since >= quiet_s and api.get("/v1/deck")["state"] == "checked":
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"shoed's journal still moving {timeout_s} s after its start (seq {last})")
+
+
 @pytest.fixture(scope="module")
 def real_shoed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealShoed]:
     from tests.e2e.conftest import write_config
@@ -299,6 +316,7 @@ def real_shoed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealShoed]:
     shoed = Shoed(root, "emu://?seed=7", root / "journal.sqlite", root / "shoed.toml", http_port=port, procs=procs)
     try:
         shoed.start()
+        _settled(shoed.api)
         yield RealShoed(f"http://127.0.0.1:{port}", shoed.api, shoed.proc)
     finally:
         for proc in procs:

@@ -110,6 +110,9 @@ def test_a_refused_deck_shows_its_named_problems_and_no_new_round(make_table: An
     check = refused["check"]
     assert check["ok"] is False and check["problems"], check
     sync(page, deck_actions(refused))  # no New round: a refused deck is never dealt from
+    # The shoe emptied before the load offers the same actions ("Check the deck"): wait for the refusal's
+    # own prompt, which its event brings (seen once in CI: the actions matched a moment before it came).
+    page.wait_for_function("() => document.querySelector('#prompt h2')?.textContent === 'Deck refused'", timeout=8000)
     assert page.locator("#prompt h2").inner_text() == "Deck refused"
     shown = page.locator("#prompt .deck-problems li").all_inner_texts()
     assert shown == [str(p) for p in check["problems"]]
