@@ -92,7 +92,9 @@ def test_pty_unplug_is_a_link_error_and_replug_comes_back_at_the_symlink(shoe: E
             for _ in range(20):  # the master is closed: the reader sees the pulled-adapter error
                 port.read(1)
         port.close()
-        wait_for(lambda: not link.exists())  # like a udev by-id link, gone while unplugged
+        # like a udev by-id link, gone while unplugged: wait for the link itself to go, not only its target
+        # (a dangling link still names the old path, which the wait after the replug would take for the new one)
+        wait_for(lambda: not link.is_symlink())
         shoe.replug()
         wait_for(lambda: link.is_symlink() and os.readlink(link) == server.path)
         with serial.Serial(str(link), timeout=0.5) as again:
