@@ -24,6 +24,7 @@ from shoe.api.errors import json_bytes
 from shoe.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from shoe.api.metrics import ApiCounters, render
 from shoe.service import Role
+from shoe.service.feed import Held
 from shoe.service.registry import ACTIONS, Action
 
 __all__ = ["JSON", "ROUTES", "Reply", "Request", "Route", "Service", "find"]
@@ -37,13 +38,16 @@ class Service(Protocol):
 
     def health(self) -> dict[str, Any]: ...
     def submit(
-        self, action: str, params: Mapping[str, Any] | msgspec.Struct | None, role: Role,
+        self,
+        action: str,
+        params: Mapping[str, Any] | msgspec.Struct | None,
+        role: Role,
         by: Mapping[str, str] | None = None,
     ) -> dict[str, Any]: ...
     def round_view(self, role: Role) -> dict[str, Any] | None: ...
     def deck_view(self) -> dict[str, Any] | None: ...
     def shoe_counters(self) -> dict[str, Any]: ...
-    def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]: ...
+    def events_json_since(self, cursor: int, timeout: float) -> tuple[int, list[Held]]: ...
     @property
     def metrics_registry(self) -> CollectorRegistry: ...
 

@@ -10,8 +10,9 @@ A client that loses the connection reconnects with ``Last-Event-ID: <the last id
 browser's ``EventSource`` does this by itself) or ``?cursor=<id>``, and gets exactly the events after
 it, in order, none twice.  No cursor starts from the oldest event the service still holds.  A comment
 line (``: keep-alive``) goes out after 15 s without an event so that proxies and clients can tell a
-quiet table from a dead link.  Events come from ``TableService.events_since``, already filtered for
-card secrecy: the same for every role.
+quiet table from a dead link.  Events come from ``TableService.events_json_since``, already filtered
+for card secrecy (the same for every role) and held as the JSON written here, so an event is
+serialised once however many streams follow it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import Any
 
 from shoe.api.errors import ApiError, json_bytes
 from shoe.api.routes import Reply, Request
+from shoe.service.feed import Held
 
-__all__ = ["CONTENT_TYPE", "HEARTBEAT_S", "POLL_S", "event_stream", "format_event", "parse_cursor"]
+__all__ = ["CONTENT_TYPE", "HEARTBEAT_S", "POLL_S", "event_stream", "format_event", "format_held", "parse_cursor"]
 
 CONTENT_TYPE = "text/event-stream; charset=utf-8"
 HEARTBEAT_S = 15.0  # a keep-alive comment after this long without an event
@@ -59,15 +61,20 @@ def _one_line(text: str) -> str:
 
 def format_event(event: Mapping[str, Any]) -> bytes:
     """One event in SSE framing: ``id``, ``event`` and a single ``data`` line, then a blank line."""
-    head = f"id: {int(event['cursor'])}\nevent: {_one_line(str(event.get('type', 'message')))}\ndata: "
-    return head.encode("utf-8") + json_bytes(event) + b"\n\n"
+    return format_held((int(event["cursor"]), str(event.get("type", "message")), json_bytes(event)))
+
+
+def format_held(held: Held) -> bytes:
+    """:func:`format_event` of an event as the feed holds it (its JSON is one line: ``json_bytes``)."""
+    cursor, kind, data = held
+    return f"id: {cursor}\nevent: {_one_line(kind)}\ndata: ".encode() + data + b"\n\n"
 
 
 def event_stream(req: Request) -> Reply:
     cursor, resuming = parse_cursor(req.query, req.headers)
     # The first read happens before the status line goes out, so a cursor the service refuses
     # (one it no longer holds, say) is answered with an ordinary error envelope, not a broken stream.
-    first = req.service.events_since(cursor, 0.0)
+    first = req.service.events_json_since(cursor, 0.0)
     if first[0] < cursor:  # waiting would hang until the journal caught up with a cursor it never gave
         raise ApiError(
             "cursor-ahead",
@@ -86,7 +93,7 @@ def event_stream(req: Request) -> Reply:
             while True:
                 next_cursor, events = pending
                 for event in events:
-                    write(format_event(event))
+                    write(format_held(event))
                 cursor = max(cursor, next_cursor)
                 now = time.monotonic()
                 if events:
@@ -97,7 +104,7 @@ def event_stream(req: Request) -> Reply:
                 if req.stopping.is_set() or req.client_gone():
                     return
                 wait = min(POLL_S, max(0.0, HEARTBEAT_S - (now - last_write)))
-                pending = req.service.events_since(cursor, wait)
+                pending = req.service.events_json_since(cursor, wait)
 
     headers = {"X-Accel-Buffering": "no", "Connection": "close"}
     return Reply(content_type=CONTENT_TYPE, headers=headers, stream=body)

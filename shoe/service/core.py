@@ -32,7 +32,7 @@ from shoe.journal import JournalDataError
 from shoe.service.actions import execute
 from shoe.service.config import ServiceConfig
 from shoe.service.errors import ErrorKind, Role, ServiceError, from_shoe
-from shoe.service.feed import EventFeed
+from shoe.service.feed import EventFeed, Held
 from shoe.service.metrics import Live, Metrics
 from shoe.service.mississippi import MississippiRun
 from shoe.service.owner import Command, Owner, ShoeItem
@@ -268,8 +268,8 @@ class TableService:
     def events_since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         return self._feed.since(cursor, timeout)
 
-    def events_json_since(self, cursor: int, timeout: float) -> tuple[int, list[bytes]]:
-        """:meth:`events_since`, each event as the compact JSON the stream writes (as the feed holds it)."""
+    def events_json_since(self, cursor: int, timeout: float) -> tuple[int, list[Held]]:
+        """:meth:`events_since`, each event as the feed holds it: (cursor, type, compact JSON)."""
         return self._feed.since_json(cursor, timeout)
 
     def health(self) -> dict[str, Any]:
@@ -363,8 +363,11 @@ def _journal_people(owner: Owner, item: Command) -> None:
         item.future.set_exception(ServiceError("internal", str(exc), kind=ErrorKind.INTERNAL))
         return
     except Exception as exc:  # a failed write: refused, then the owner loop recovers (or the service stops)
-        item.future.set_exception(ServiceError(
-            "journal-error", "the change was not journaled, so it was not made", kind=ErrorKind.UNAVAILABLE))
+        item.future.set_exception(
+            ServiceError(
+                "journal-error", "the change was not journaled, so it was not made", kind=ErrorKind.UNAVAILABLE
+            )
+        )
         raise exc from None
     finally:
         owner.sink.by = None

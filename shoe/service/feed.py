@@ -21,7 +21,7 @@ from typing import Any
 from shoe.journal import JournalError
 from shoe.service.secrecy import project
 
-__all__ = ["KEPT", "EventFeed"]
+__all__ = ["KEPT", "EventFeed", "Held", "json_bytes"]
 
 KEPT = 2_000
 """Events held for resuming streams: about 50 four-seat rounds, the window a restart refills
@@ -46,12 +46,17 @@ def json_bytes(value: object) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_default).encode("utf-8")
 
 
-_encode = json_bytes
+Held = tuple[int, str, bytes]
+"""One held event: its cursor, ``type`` and JSON (the stream's ``id``, ``event`` and ``data`` lines)."""
+
+
+def _held(event: Mapping[str, Any]) -> Held:
+    return int(event["cursor"]), str(event.get("type", "message")), json_bytes(event)
 
 
 class EventFeed:
     def __init__(self, size: int = KEPT) -> None:
-        self._events: deque[tuple[int, bytes]] = deque(maxlen=size)
+        self._events: deque[Held] = deque(maxlen=size)
         self._size = size
         self._cond = threading.Condition()
         self._latest = 0
@@ -92,7 +97,7 @@ class EventFeed:
         """
         events = project(seq, ts, kind, round_id, data)
         events += [{"cursor": seq, "ts": ts, "round_id": None, **event} for event in also]  # the table's, not a round's
-        encoded = [(seq, _encode(event)) for event in events]
+        encoded = [_held(event) for event in events]
         with self._cond:
             self._events.extend(encoded)
             self._latest = max(self._latest, seq)
@@ -102,11 +107,11 @@ class EventFeed:
 
     def since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         """Events after ``cursor``, waiting up to ``timeout`` seconds for one; ``(latest cursor, events)``."""
-        latest, lines = self.since_json(cursor, timeout)
-        return latest, [json.loads(line) for line in lines]
+        latest, held = self.since_json(cursor, timeout)
+        return latest, [json.loads(line) for _, _, line in held]
 
-    def since_json(self, cursor: int, timeout: float) -> tuple[int, list[bytes]]:
-        """:meth:`since`, each event as the compact JSON the stream writes (no decode, no copy)."""
+    def since_json(self, cursor: int, timeout: float) -> tuple[int, list[Held]]:
+        """:meth:`since`, each event as held: (cursor, type, compact JSON), as the stream writes it."""
         if self._refill is not None and cursor < self._refill_upto:
             self._read_history()
         deadline = time.monotonic() + max(timeout, 0.0)
@@ -124,12 +129,12 @@ class EventFeed:
             read, upto = self._refill, self._refill_upto
             if read is None:
                 return
-            held: deque[tuple[int, bytes]] = deque(maxlen=self._size)
+            held: deque[Held] = deque(maxlen=self._size)
             try:
                 for seq, ts, kind, round_id, data in read():
                     if seq > upto:
                         break
-                    held.extend((seq, _encode(event)) for event in project(seq, ts, kind, round_id, data))
+                    held.extend(_held(event) for event in project(seq, ts, kind, round_id, data))
             except JournalError:  # closed under a stop: resume from the oldest held, as a too-old cursor does
                 held.clear()
             with self._cond:
@@ -138,16 +143,16 @@ class EventFeed:
                 self._events.extendleft(reversed(older[len(older) - room :] if room > 0 else []))
                 self._refill = None
 
-    def _after(self, cursor: int) -> list[bytes]:
+    def _after(self, cursor: int) -> list[Held]:
         """Events with a cursor above ``cursor``, scanning back from the newest end only as far as needed.
 
         Cursors ascend through the deque, so a follower that is up to date costs a few steps, not a
         scan of the whole buffer (which made every open stream slower as the service ran).
         """
-        newer: list[bytes] = []
-        for seq, line in reversed(self._events):
-            if seq <= cursor:
+        newer: list[Held] = []
+        for held in reversed(self._events):
+            if held[0] <= cursor:
                 break
-            newer.append(line)
+            newer.append(held)
         newer.reverse()
         return newer
