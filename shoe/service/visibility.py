@@ -376,7 +376,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
         # An approval's detail holds only what its step already shows (shoe/service/approvals_payloads.py).
         EntryKind.APPROVAL: _v(**_BY, action=ALWAYS, request_id=ALWAYS, kind=ALWAYS, step=ALWAYS, needs=ALWAYS,
                                seat=ALWAYS, detail=ALWAYS, rule=ALWAYS, requested_by=ALWAYS, reason=ALWAYS,
-                               cause=ALWAYS),
+                               cause=ALWAYS, round=ALWAYS, params=ALWAYS, inputs=ALWAYS, digest=ALWAYS),
     }
 )
 """Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""
