@@ -49,7 +49,7 @@ __all__ = ["DeckCycle"]
 log = structlog.get_logger("shoe.service")
 LOAD_WAIT_S = 2.0
 """How long the load action waits for the emulator's DECK_LOADED before it journals the load itself."""
-_FOLDED = frozenset({"deck", "round-opened", "round-closed", "decision", "link"})
+_FOLDED = frozenset({"deck", "round-opened", "round-closed", "decision", "link", "technician"})
 
 
 class DeckCycle:
@@ -102,6 +102,10 @@ class DeckCycle:
             # the round is over: its stub is still in the shoe; a round voided before any stack leaves the
             # deck whole and checked (the gate still compares the shoe's count with the check's)
             self.state = DeckState.USED if self._touched else DeckState.CHECKED
+        elif kind == "technician" and data.get("action") == "maintenance-dispense":
+            taken = len(data.get("cards") or ())  # cards out of the shoe between rounds, a failed dispense's too
+            if self.count is not None and self.state is not DeckState.IN_PLAY:
+                self.count = max(0, self.count - taken)
         elif (kind == "decision" and data.get("action") == "release-stub") or (
             kind == "link" and data.get("event") == "stub-recovered"
         ):
@@ -122,6 +126,8 @@ class DeckCycle:
             self.check = {**{name: data.get(name) for name in fields}, "at": ts}
         elif event == "released":
             self._emptied()
+        elif event == "unchecked" and self.state is DeckState.CHECKED:
+            self.state, self.check = DeckState.LOADED, None  # loaded, not the deck its check found: check it again
 
     def _emptied(self) -> None:
         self.state, self.count, self.back, self.check = DeckState.AWAITING, 0, None, None
@@ -228,6 +234,9 @@ class DeckCycle:
         count = status.get("cards_remaining")
         if client is None or count is None:
             return
+        checked = (self.check or {}).get("count")
+        if self.state is DeckState.CHECKED and checked is not None and count != checked and not self._live():
+            self.cards_out("count-differs", "status")  # cards taken out (or added) by hand: no longer the checked deck
         if self.state is not DeckState.IN_PLAY and count != self.count:
             self.count = count
             self.publish()  # between items too: the count the deck view shows is the shoe's (GET /v1/deck)
@@ -352,6 +361,17 @@ class DeckCycle:
             self._drain()  # a DECK_LOADED: journaled (on_loaded), then checked
             if self.deck_no == before:
                 time.sleep(0.005)
+
+    def cards_out(self, cause: str, who: str) -> None:
+        """Cards are about to leave a checked deck outside a round (a maintenance dispense): the deck is
+        unchecked first, journaled before the shoe moves, so that a dispense cut short leaves it unchecked
+        too. It is no longer the deck its check found; the open-round gate refuses it until it is checked
+        again (or replaced)."""
+        if self.state is not DeckState.CHECKED or self._live():
+            return
+        data = {"event": "unchecked", "deck_no": self.deck_no, "cause": cause, "count": self.count, "who": who}
+        self.sink.append("deck", data, None)  # the fold applies it once committed
+        log.info("deck unchecked", deck_no=self.deck_no, cause=cause, who=who)
 
     def release(self, who: str) -> dict[str, Any]:
         """Between rounds: the shoe presents the cards it holds (a stub, a refused deck); the shoe is empty."""
