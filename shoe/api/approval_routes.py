@@ -4,8 +4,9 @@
 /v1/approvals/approve`` and ``/reject`` take ``{id}`` and decide with the caller's own credential: a
 signed-in employee (a session) or an employee's token, holding a role the step needs. The service
 refuses the requester, anyone holding the role the step was asked as, a role that may not give it, a
-digest other than the request's (``digest``: what the approver's display showed), a request that lapsed, a request already decided (a replay, or the second
-of two displays deciding at once: ``409 already-decided``), and journals each refusal.
+digest other than the request's (``digest``: what the approver's display showed), a request that
+lapsed (``409 approval-lapsed``), a request already decided (a replay, or the second of two displays
+deciding at once: ``409 already-decided``), and journals each refusal.
 """
 
 from __future__ import annotations

@@ -83,7 +83,8 @@ class ApprovalLedger:
 
     def _requested(self, seq: int, request_id: str, data: Mapping[str, Any]) -> str | None:
         if request_id in self.asked:
-            return f"entry {seq}: approval request {request_id} is requested again (first at entry {self.asked[request_id].seq})"
+            first = self.asked[request_id].seq
+            return f"entry {seq}: approval request {request_id} is requested again (first at entry {first})"
         digest = data.get("digest")
         if digest is not None:
             kind, step, params, inputs = (data.get(k) for k in ("kind", "step", "params", "inputs"))

@@ -3,9 +3,10 @@
 An employee's command that the procedure puts under a second person waits "awaiting approval"
 instead of running; the journal has the request (kind ``approval``, ``requested``, ``by`` the
 requester). A person holding one of the roles the step ``needs`` approves or rejects it: never the
-requester, nor anyone holding the role it was asked as; a request already decided, or lapsed, is refused. Every refusal is journaled
-(``refused``). The owner thread runs every request and decision, one at a time, so of two displays
-approving at once one wins and the other is told the request is decided (``409``).
+requester, nor anyone holding the role it was asked as; a request already decided, or lapsed, is
+refused. Every refusal is journaled (``refused``). The owner thread runs every request and decision,
+one at a time, so of two displays approving at once one wins and the other is told the request is
+decided (``409``).
 
 The gated steps (:data:`GATES`):
 
@@ -187,15 +188,14 @@ class Approvals:
         except rq.RequestError:
             return None  # dispatch answers the bad request
         if cmd.action == "void":
-            key = (run.round_id, "void")
-            return self._gate(owner, cmd, GATES["void"], key, None, request)
+            return self._gate(owner, cmd, GATES["void"], (run.round_id, "void"), None, request)
         if cmd.action == "reveal":
             assert isinstance(request, rq.Reveal)
             if request.card is None or (run.round_id, request.index) not in self.unreadable:
                 return None
             self._check_unaccounted(owner, run.round_id, request.card)
-            key = (run.round_id, "card", request.index, request.card)
-            return self._gate(owner, cmd, GATES["hand-entered-card"], key, None, request)
+            card: tuple[Any, ...] = (run.round_id, "card", request.index, request.card)
+            return self._gate(owner, cmd, GATES["hand-entered-card"], card, None, request)
         if isinstance(run, MississippiRun):  # settle: each seat's payout is looked at before it is made
             run.hold = lambda record: self._hold(owner, cmd, record)
         return None
@@ -252,7 +252,7 @@ class Approvals:
 
     # -- what a request covers ---------------------------------------------------------------------
 
-    def _inputs(  # noqa: PLR0911 - one answer per kind of step
+    def _inputs(
         self, owner: Owner, kind: str, round_id: str | None, seat: int | None, params: Mapping[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """``(inputs, detail)`` of a step now: everything it depends on, and what the approver is shown of
@@ -286,7 +286,7 @@ class Approvals:
         """The digest of ``pending``'s step as it would run now; ``None``: it can no longer run as asked."""
         try:
             now = self._inputs(owner, pending.gate.kind, pending.round_id, pending.seat, pending.params)
-        except Exception:  # noqa: BLE001 - a step that cannot be looked at cannot be approved: it lapses
+        except Exception:
             return None
         return None if now is None else approval_digest(pending.gate.kind, pending.step, pending.params, now[0])
 
@@ -356,7 +356,7 @@ class Approvals:
                     params.get("digest"),
                 ),
             )
-        except Exception as exc:  # noqa: BLE001 - every failure answers the approver (journal errors too)
+        except Exception as exc:
             cmd.future.set_exception(translate(exc))
             return
         finally:

@@ -79,7 +79,8 @@ def judge(request: Request, current: str | None, attempt: Attempt) -> Verdict:
                         "ask for the step again" if request.state == "lapsed" else None)  # fmt: skip
     lapsed = lapse(request, current)
     if lapsed is not None:
-        refusal = ("approval-lapsed", "conflict", f"request {request.id} lapsed: what it covers changed since it was asked")
+        why = f"request {request.id} lapsed: what it covers changed since it was asked"
+        refusal = ("approval-lapsed", "conflict", why)
         return Verdict("lapsed", lapsed.entries, error=refusal, hint="ask for the step again: a new request shows it")
     if attempt.approver_id is None:
         return _refused("pending", "no-person", "forbidden", "forbidden",
@@ -99,7 +100,8 @@ def judge(request: Request, current: str | None, attempt: Attempt) -> Verdict:
                         "approve it (separated duties)", f"a {needs} without the {request.requester_role} role "
                         "approves it")  # fmt: skip
     if not attempt.approver_roles & request.needs:
-        return _refused("pending", "may-not-approve", "may-not-approve", "forbidden", f"this step is approved by a {needs}")
+        message = f"this step is approved by a {needs}"
+        return _refused("pending", "may-not-approve", "may-not-approve", "forbidden", message)
     state = "approved" if attempt.approve else "rejected"
     entry: dict[str, Any] = {"action": state, "requested_by": request.requester_id}
     if attempt.approve:

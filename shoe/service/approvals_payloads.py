@@ -21,6 +21,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
+import msgspec
+
 from shoe.service.payload_base import Payload
 
 __all__ = ["APPROVAL_PAYLOADS", "ApprovalAction"]
@@ -48,8 +50,8 @@ class Requested(_Approval, tag=ApprovalAction.REQUESTED.value):
     seat: int | None
     detail: dict[str, Any]
     rule: str
-    params: dict[str, Any] = {}  # the step's request
-    inputs: dict[str, Any] = {}  # every input the step depends on, as the approver is shown them
+    params: dict[str, Any] = msgspec.field(default_factory=dict)  # the step's request
+    inputs: dict[str, Any] = msgspec.field(default_factory=dict)  # every input the step depends on, as shown
     digest: str | None = None  # approval_digest(kind, step, params, inputs)
 
 

@@ -211,7 +211,7 @@ class TableService:
         timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
         return self._on_owner(Command(action, request, role, Future(), by), timeout)
 
-    def decide_approval(  # noqa: PLR0917 - the request, the decision, who and what they saw
+    def decide_approval(
         self,
         request_id: str,
         approve: bool,
