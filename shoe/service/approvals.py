@@ -52,8 +52,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from shoe.journal.approvals import approval_digest
-from shoe.rules.mississippi.records import SeatSettlement, TableSystemRecord
+from shoe.rules.mississippi.records import SeatSettlement
 from shoe.service import requests as rq
+from shoe.service.approvals_inputs import faults, inputs_now, payout_bets
 from shoe.service.approvals_judge import Attempt, Request, Verdict, judge, lapse
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.mississippi import MississippiRun
@@ -61,7 +62,6 @@ from shoe.service.registry import BY_NAME
 
 if TYPE_CHECKING:
     from shoe.service.owner import Command, Owner
-    from shoe.service.rounds import RoundRun
 
 __all__ = ["GATES", "Approvals", "Gate"]
 
@@ -143,27 +143,6 @@ def _refuse(code: str, message: str, kind: ErrorKind, hint: str | None = None) -
     return ServiceError(code, message, kind=kind, hint=hint)
 
 
-def round_inputs(run: RoundRun) -> dict[str, Any]:
-    """The round as an approval depends on it: its id, state and how many records it holds (every change
-    of a rules round is a record: a meter posted, a card dealt, a decision, a pause)."""
-    rules = getattr(run, "r", None)
-    records = rules.record_count if rules is not None else len(getattr(run, "hand").records)  # noqa: B009
-    return {"id": run.round_id, "state": run.state, "records": records}
-
-
-def _payout_bets(record: SeatSettlement) -> list[dict[str, Any]]:
-    return [
-        {"bet": s.bet, "hand": s.hand, "paid": s.paid, "paid_from": s.paid_from, "note": s.note}
-        for s in record.side
-        if s.requires_floorperson
-    ]
-
-
-def _meters(run: MississippiRun) -> dict[str, int]:
-    posted = [r for r in run.r.records if isinstance(r, TableSystemRecord)]
-    return dict(posted[-1].meters) if posted else {}
-
-
 class Approvals:
     """Owned by the owner thread; ``shown`` is what other threads read (replaced whole, never changed)."""
 
@@ -209,7 +188,7 @@ class Approvals:
             return None
         if isinstance(request, rq.ClearFault):
             named = None if request.fault is None else str(request.fault).lower().replace("_", "-")
-            if named not in ("tamper", "7") and not (named is None and "tamper" in _faults(owner)):
+            if named not in ("tamper", "7") and not (named is None and "tamper" in faults(owner)):
                 return None
             return self._gate(owner, cmd, GATES["tamper"], (None, "tamper"), None, request)
         if str(owner.deck.state) != "checked":
@@ -233,7 +212,7 @@ class Approvals:
 
     def _hold(self, owner: Owner, cmd: Command, record: SeatSettlement) -> dict[str, Any] | None:
         run = owner.desk.run
-        if not _payout_bets(record) or run is None:
+        if not payout_bets(record) or run is None:
             return None
         key = (run.round_id, "payout", record.seat)
         return self._gate(owner, cmd, GATES["payout"], key, record.seat, rq.Empty())
@@ -252,40 +231,10 @@ class Approvals:
 
     # -- what a request covers ---------------------------------------------------------------------
 
-    def _inputs(
-        self, owner: Owner, kind: str, round_id: str | None, seat: int | None, params: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """``(inputs, detail)`` of a step now: everything it depends on, and what the approver is shown of
-        it; ``None`` when the step can no longer be taken as asked (its round closed, another seat is due)."""
-        if kind in ("tamper", "maintenance-dispense"):
-            if owner.desk.live_id() is not None:
-                return None  # a round opened: maintenance waits for it to end, and is asked again then
-            if kind == "tamper":
-                return {"faults": sorted(_faults(owner))}, {"fault": "tamper"}
-            deck = owner.deck
-            inputs = {"deck": {"state": str(deck.state), "deck_no": deck.deck_no, "count": deck.count}}
-            return inputs, {"stacks": params.get("stacks"), "size": params.get("size")}
-        run = owner.desk.run
-        if run is None or run.round_id != round_id or run.closed or run.terminal:
-            return None
-        current = round_inputs(run)
-        if kind == "void":
-            return {"round": current}, {"cause": params.get("cause") or "other"}
-        if kind == "hand-entered-card":
-            if (run.round_id, params.get("index")) not in self.unreadable:
-                return None
-            return {"round": current}, {"index": params.get("index"), "card": params.get("card")}
-        if not isinstance(run, MississippiRun) or run.r.next_to_settle != seat or run.state != "settlement":
-            return None
-        bets = _payout_bets(run.r.preview_next())
-        if not bets:
-            return None
-        return {"round": current, "seat": seat, "bets": bets, "meters": _meters(run)}, {"seat": seat, "bets": bets}
-
     def _digest_now(self, owner: Owner, pending: Pending) -> str | None:
         """The digest of ``pending``'s step as it would run now; ``None``: it can no longer run as asked."""
         try:
-            now = self._inputs(owner, pending.gate.kind, pending.round_id, pending.seat, pending.params)
+            now = inputs_now(owner, self.unreadable, pending.gate.kind, pending.round_id, pending.seat, pending.params)
         except Exception:
             return None
         return None if now is None else approval_digest(pending.gate.kind, pending.step, pending.params, now[0])
@@ -305,7 +254,7 @@ class Approvals:
     ) -> dict[str, Any] | None:
         params: dict[str, Any] = msgspec.to_builtins(request)
         round_id = key[0]  # None: a maintenance step between rounds
-        now = self._inputs(owner, gate.kind, round_id, seat, params)
+        now = inputs_now(owner, self.unreadable, gate.kind, round_id, seat, params)
         if now is None:  # pragma: no cover - intercept and hold ask only for steps that can be taken
             raise _refuse("not-now", f"the {gate.kind} cannot be taken now", ErrorKind.CONFLICT)
         inputs, detail = now
@@ -430,6 +379,3 @@ class Approvals:
             keep = {p["id"] for p in self.shown}
             self.requests = {k: v for k, v in self.requests.items() if k in keep}
 
-
-def _faults(owner: Owner) -> set[str]:
-    return {str(f.get("code")) for f in (owner.shown.status or {}).get("faults") or ()}

@@ -35,6 +35,8 @@ from protocols.codes import Capability, NakCode
 from shoe.journal import Journal
 from shoe.service import requests as rq
 from shoe.service.config import ServiceConfig
+from shoe.service.deck_shoe import load_emulator
+from shoe.service.deck_shoe import remaining as _remaining
 from shoe.service.deck_states import BETWEEN_ROUNDS, HINTS, DeckState
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.secrecy import public_view
@@ -103,9 +105,8 @@ class DeckCycle:
             # deck whole and checked (the gate still compares the shoe's count with the check's)
             self.state = DeckState.USED if self._touched else DeckState.CHECKED
         elif kind == "technician" and data.get("action") == "maintenance-dispense":
-            taken = len(data.get("cards") or ())  # cards out of the shoe between rounds, a failed dispense's too
-            if self.count is not None and self.state is not DeckState.IN_PLAY:
-                self.count = max(0, self.count - taken)
+            if self.count is not None and self.state is not DeckState.IN_PLAY:  # a failed dispense's cards too
+                self.count = max(0, self.count - len(data.get("cards") or ()))
         elif (kind == "decision" and data.get("action") == "release-stub") or (
             kind == "link" and data.get("event") == "stub-recovered"
         ):
@@ -313,31 +314,15 @@ class DeckCycle:
         """The dealer loads a shuffled deck into an emulator (the emulator's faults on request); the view after
         its DECK_LOADED (and the automatic check)."""
         target = self.emulator()
-        if target is None:
-            raise ServiceError("not-an-emulator", "the shoe is not an emulator: its deck is loaded by hand",
-                               hint="load a shuffled deck into the shoe: it reports the load")  # fmt: skip
-        self.supervisor.shoe()  # the link is up, or shoe-unavailable
-        from drivers.emulator import control, deck  # here, not at start: only an emulator has a deck to load
-        default = deck.DEFAULT_BACK if isinstance(target, Path) else target.config.back
-        try:
-            spec = deck.DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
-                            extra=request.extra, duplicate=request.duplicate, foreign=request.foreign)  # fmt: skip
-        except ValueError as exc:
-            hint = "short + duplicate + foreign name cards of one 52-card deck: at most 52"
-            raise ServiceError("impossible-deck", str(exc), kind=ErrorKind.BAD_INPUT, hint=hint) from None
         before = self.deck_no
         self._loading_by = who
         try:
-            try:
-                held = control.load_deck_at(target, spec) if isinstance(target, Path) else target.load_deck(spec)
-            except (ValueError, control.ControlError) as exc:
-                raise ServiceError("load-refused", f"the emulator refused the load: {exc}",
-                                   hint="release the stub first (POST /v1/round/release-stub)") from None  # fmt: skip
+            held, back = load_emulator(target, request, self.expected_back(), self.supervisor.shoe)
             self._wait_loaded(before)  # its DECK_LOADED, journaled with ``who``
         finally:
             self._loading_by = None
         if self.deck_no == before:  # the event never came: the load is journaled from what the emulator said
-            self._loaded(held, spec.back, who)
+            self._loaded(held, back, who)
             self._auto_check()
         return self.view()
 
@@ -363,10 +348,8 @@ class DeckCycle:
                 time.sleep(0.005)
 
     def cards_out(self, cause: str, who: str) -> None:
-        """Cards are about to leave a checked deck outside a round (a maintenance dispense): the deck is
-        unchecked first, journaled before the shoe moves, so that a dispense cut short leaves it unchecked
-        too. It is no longer the deck its check found; the open-round gate refuses it until it is checked
-        again (or replaced)."""
+        """Cards leave a checked deck outside a round: unchecked, journaled before the shoe moves (a dispense
+        cut short leaves it unchecked too); no round opens on it until it is checked again or replaced."""
         if self.state is not DeckState.CHECKED or self._live():
             return
         data = {"event": "unchecked", "deck_no": self.deck_no, "cause": cause, "count": self.count, "who": who}
@@ -414,7 +397,3 @@ class DeckCycle:
                                hint="check the deck again: POST /v1/deck/check")  # fmt: skip
         return remaining, {"deck_no": self.deck_no, "back": self.back or ""}
 
-
-def _remaining(client: Any, *, confirm: bool = False) -> int | None:
-    count: int = client.status(confirm=confirm).cards_remaining
-    return None if count == m.Status.UNKNOWN_REMAINING else count

@@ -149,6 +149,24 @@ def test_a_void_asked_before_the_round_moved_on_lapses(make_table: Callable[...,
     _verified(table)
 
 
+def test_a_stud_void_is_bound_to_the_hand_as_the_approver_saw_it(make_table: Callable[..., Table]) -> None:
+    table = make_table("Ah", "Kh", "2c", "3d", "Qh", "Jh")
+    who = _staff(table)
+    opened = table.ok("POST", "/v1/rounds", {"game": "seven-card-stud", "seats": [1, 2],
+                                             "table": {"bring_in": 100, "small_bet": 200, "big_bet": 400}},
+                      who["dealer"])  # fmt: skip
+    first = table.call("POST", "/v1/round/void", {"cause": "other"}, who["dealer"]).json["awaiting_approval"]
+    assert first["inputs"]["round"]["id"] == opened["round_id"]
+    table.ok("POST", "/v1/round/deal", {}, who["dealer"])  # the hand moves on: the void asked before lapses
+    stale = table.call("POST", "/v1/approvals/approve", {"id": first["id"]}, who["frank"])
+    assert (stale.status, stale.error["code"]) == (409, "approval-lapsed")
+    again = table.call("POST", "/v1/round/void", {"cause": "other"}, who["dealer"]).json["awaiting_approval"]
+    assert again["inputs"]["round"]["records"] > first["inputs"]["round"]["records"]
+    done = table.ok("POST", "/v1/approvals/approve", {"id": again["id"]}, who["frank"])
+    assert done["result"]["voided"] is True
+    _verified(table)
+
+
 # -- 2. a grant is single-use and dies with its step ----------------------------------------------------
 
 
