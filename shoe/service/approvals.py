@@ -50,7 +50,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+import structlog
 
+from shoe.journal import JournalDataError
 from shoe.journal.approvals import approval_digest
 from shoe.rules.mississippi.records import SeatSettlement
 from shoe.service import requests as rq
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GATES", "Approvals", "Gate"]
 
+log = structlog.get_logger("shoe.service")
 KEPT = 20  # decided requests kept in the view
 
 
@@ -235,7 +238,7 @@ class Approvals:
         """The digest of ``pending``'s step as it would run now; ``None``: it can no longer run as asked."""
         try:
             now = inputs_now(owner, self.unreadable, pending.gate.kind, pending.round_id, pending.seat, pending.params)
-        except Exception:
+        except Exception:  # a step that cannot be looked at cannot be approved: it lapses
             return None
         return None if now is None else approval_digest(pending.gate.kind, pending.step, pending.params, now[0])
 
@@ -244,8 +247,12 @@ class Approvals:
         for request_id in sorted(self.waiting):
             pending = self.requests[request_id]
             verdict = lapse(pending.judged(), self._digest_now(owner, pending))
-            if verdict is not None:
+            if verdict is None:
+                continue
+            try:
                 self._apply(owner, pending, verdict)
+            except JournalDataError as exc:  # refused whole, nothing written: still pending; a decision refuses it
+                log.warning("an approval's lapse could not be journaled", request_id=pending.id, error=str(exc))
 
     # -- asking ------------------------------------------------------------------------------------
 
@@ -305,9 +312,12 @@ class Approvals:
                     params.get("digest"),
                 ),
             )
-        except Exception as exc:
+        except (ServiceError, JournalDataError) as exc:  # refused, or an entry refused whole: nothing changed
             cmd.future.set_exception(translate(exc))
             return
+        except Exception as exc:  # a journal that refused an entry: the approver is answered, the owner recovers
+            cmd.future.set_exception(translate(exc))
+            raise
         finally:
             owner.sink.by = None
             self.grant = None  # an approval's grant never outlives its decision

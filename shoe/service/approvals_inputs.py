@@ -84,4 +84,7 @@ def inputs_now(  # noqa: PLR0917 - the step: its kind, round, seat and request
     bets = payout_bets(run.r.preview_next())
     if not bets:
         return None
-    return {"round": current, "seat": seat, "bets": bets, "meters": meters(run)}, {"seat": seat, "bets": bets}
+    # Once settlement has begun the hands, the Magic Card and the Lucky seat are fixed: the amounts and
+    # the meters are what can move. A table system posting the same readings again lapses nothing.
+    held = {"id": current["id"], "state": current["state"]}
+    return {"round": held, "seat": seat, "bets": bets, "meters": meters(run)}, {"seat": seat, "bets": bets}

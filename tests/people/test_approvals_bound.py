@@ -92,6 +92,8 @@ def test_a_payout_approved_at_one_meter_is_never_paid_at_another(make_table: Cal
     request = waiting.json["awaiting_approval"]
     assert request["detail"]["bets"][0]["paid"] == 1_000_000
     shown = table.ok("GET", "/v1/approvals", token=who["frank"])["approvals"][0]
+    table.ok("POST", "/v1/table-system/progressive-inputs", {"meters": {"meter": 1_000_000}}, SYSTEM)  # the same
+    assert table.ok("GET", "/v1/approvals", token=who["frank"])["approvals"][0]["state"] == "pending"
 
     # while it waits, the table system posts the meter at 9,000,000,000
     table.ok("POST", "/v1/table-system/progressive-inputs", {"meters": {"meter": 9_000_000_000}}, SYSTEM)
@@ -164,6 +166,42 @@ def test_a_stud_void_is_bound_to_the_hand_as_the_approver_saw_it(make_table: Cal
     assert again["inputs"]["round"]["records"] > first["inputs"]["round"]["records"]
     done = table.ok("POST", "/v1/approvals/approve", {"id": again["id"]}, who["frank"])
     assert done["result"]["voided"] is True
+    _verified(table)
+
+
+@pytest.mark.parametrize("refused", ["approved", "lapsed"])
+def test_an_approval_or_lapse_the_journal_refuses_changes_nothing(
+    make_table: Callable[..., Table], monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    """Journal before state: the entry that decides a request fails, so the request is as it was and its
+    step did not run; the payout is never paid at an amount no one approved."""
+    from shoe.journal import JournalDataError
+
+    table = make_table(*ROYAL)
+    who = _staff(table)
+    round_id = _pa_round_at(table, who["dealer"], 1_000_000)
+    request = table.call("POST", "/v1/round/settle", {}, who["dealer"]).json["awaiting_approval"]
+    sink = table.service._owner.sink
+    real = sink.append
+
+    def failing(kind: str, data: dict[str, Any], rid: str | None) -> int:
+        if kind == "approval" and data.get("action") == refused:
+            raise JournalDataError("injected: the journal refuses this entry")
+        return real(kind, data, rid)
+
+    monkeypatch.setattr(sink, "append", failing)
+    if refused == "lapsed":  # the meter moves; its lapse cannot be journaled, so the request cannot lapse
+        table.call("POST", "/v1/table-system/progressive-inputs", {"meters": {"meter": 9_000_000_000}}, SYSTEM)
+    answer = table.call("POST", "/v1/approvals/approve", {"id": request["id"]}, who["frank"])
+    assert answer.status == 503 and answer.error["code"] == "journal-error", answer.body
+    assert _progressive_paid(table.entries(round_id), 1) == []
+    assert table.ok("GET", "/v1/approvals", token=who["frank"])["approvals"][0]["state"] == "pending"
+    monkeypatch.undo()
+    after = table.call("POST", "/v1/approvals/approve", {"id": request["id"]}, who["frank"])
+    if refused == "approved":
+        assert after.status == 200 and _progressive_paid(table.entries(round_id), 1) == [1_000_000]
+    else:
+        assert after.error["code"] == "approval-lapsed" and _progressive_paid(table.entries(round_id), 1) == []
     _verified(table)
 
 
