@@ -3,8 +3,10 @@
 ``GET /v1/approvals`` lists the steps awaiting a second person, then the last decided ones. ``POST
 /v1/approvals/approve`` and ``/reject`` take ``{id}`` and decide with the caller's own credential: a
 signed-in employee (a session) or an employee's token, holding a role the step needs. The service
-refuses the requester, a role that may not give it, a request already decided (a replay, or the second
-of two displays deciding at once: ``409 already-decided``), and journals each refusal.
+refuses the requester, anyone holding the role the step was asked as, a role that may not give it, a
+digest other than the request's (``digest``: what the approver's display showed), a request that
+lapsed (``409 approval-lapsed``), a request already decided (a replay, or the second of two displays
+deciding at once: ``409 already-decided``), and journals each refusal.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ ANY = (Role.DEALER, Role.TECHNICIAN, Role.TABLE_SYSTEM, Role.OBSERVER)
 
 class Decision(msgspec.Struct, forbid_unknown_fields=True):
     id: Annotated[str, msgspec.Meta(pattern=r"^a-[0-9a-f]{8}$", max_length=10)]
+    # What the approver's display showed (the request's ``digest``): refused when the request covers another.
+    digest: Annotated[str, msgspec.Meta(pattern=r"^sha256:[0-9a-f]{64}$", max_length=71)] | None = None
 
 
 def _list(req: Request) -> Reply:
@@ -38,7 +42,7 @@ def _decide(approve: bool) -> Any:
         assert isinstance(who, Principal) and isinstance(req.params, Decision)
         roles = frozenset(who.employee.roles) if who.employee is not None else frozenset()
         service: Any = req.service
-        return Reply(body=json_bytes(service.decide_approval(req.params.id, approve, who.by, roles)))
+        return Reply(body=json_bytes(service.decide_approval(req.params.id, approve, who.by, roles, req.params.digest)))
 
     handler.__name__ = "approve" if approve else "reject"
     return handler

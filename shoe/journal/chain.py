@@ -185,22 +185,35 @@ def verify_records(
     ``start_seq``/``start_prev`` check a slice that begins after a trusted entry. A chain alone cannot
     tell that entries were cut off its end: compare ``last()`` with a hash kept elsewhere for that.
     """
+    from shoe.journal.approvals import ApprovalLedger  # it builds on canonical(), defined here
+
     expect_seq, expect_prev, checked = start_seq, start_prev, 0
     closed: dict[str, int] = {}  # round id -> the seq of its round-closed entry
+    approvals = ApprovalLedger(complete=start_seq == 1)
     for record in records:
         bad_seq, problem = check_record(record, expect_seq, expect_prev)
         if not problem:
             bad_seq, problem = _check_round(record, closed)
+        if not problem and record[2] == "approval":
+            bad_seq, problem = expect_seq, approvals.check(expect_seq, _data_of(record[4]))
         if problem:
             return VerifyResult(ok=False, checked=checked, first_bad_seq=bad_seq, problem=problem)
         expect_seq, expect_prev, checked = expect_seq + 1, str(record[6]), checked + 1
     return VerifyResult(ok=True, checked=checked, first_bad_seq=None, problem=None)
 
 
+def _data_of(data: object) -> dict[str, Any]:
+    """A record's data column, already checked by :func:`check_record` (text in canonical form, or a dict)."""
+    parsed = json.loads(data) if isinstance(data, str) else data
+    return parsed if isinstance(parsed, dict) else {}
+
+
 def _check_round(record: Sequence[object], closed: dict[str, int]) -> tuple[int | None, str | None]:
     """A round is closed once, and nothing of it follows its closing (a chain alone allows both).
 
-    Two services writing to one journal made both: one voided a round the other then settled.
+    Two services writing to one journal made both: one voided a round the other then settled. An
+    approval decided or refused after its round closed is journaled outside any round, naming the
+    round in its data (docs/people.md, "Approvals and the journal"): this rule holds for it too.
     """
     seq, kind, round_id = record[0], record[2], record[3]
     if not isinstance(round_id, str) or not isinstance(seq, int):

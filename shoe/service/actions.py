@@ -239,6 +239,7 @@ def _clear_fault(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
 def _maintenance_dispense(owner: Owner, request: msgspec.Struct) -> dict[str, Any]:
     assert isinstance(request, rq.MaintenanceDispense)
     action, size = "maintenance-dispense", request.size
+    owner.deck.cards_out(action, "technician")  # the checked deck loses cards: unchecked, before the shoe moves
     out = []
     for _ in range(request.stacks):
         try:

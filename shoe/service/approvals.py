@@ -3,9 +3,10 @@
 An employee's command that the procedure puts under a second person waits "awaiting approval"
 instead of running; the journal has the request (kind ``approval``, ``requested``, ``by`` the
 requester). A person holding one of the roles the step ``needs`` approves or rejects it: never the
-requester; a request already decided, or whose round closed, is refused. Every refusal is journaled
-(``refused``). The owner thread runs every request and decision, one at a time, so of two displays
-approving at once one wins and the other is told the request is decided (``409``).
+requester, nor anyone holding the role it was asked as; a request already decided, or lapsed, is
+refused. Every refusal is journaled (``refused``). The owner thread runs every request and decision,
+one at a time, so of two displays approving at once one wins and the other is told the request is
+decided (``409``).
 
 The gated steps (:data:`GATES`):
 
@@ -24,6 +25,18 @@ The gated steps (:data:`GATES`):
   "Irregularities": unreadable after re-read: identify or misdeal). The card must be one the round has
   not accounted for; rejected, the round is void (misdeal).
 
+An approval covers exactly what the approver was shown: the request journals and shows the step, its
+parameters and every input the step depends on, with their digest (``shoe.journal.approvals``). The
+inputs are gathered again after every owner item and at the decision: when their digest differs (a
+meter posted, the round moved on or closed, a round opened, the deck changed), the request lapses,
+journaled, and the step is asked for again. An approval grants that one request's step once, at that
+digest, while it runs; nothing of it outlives the decision. The decision itself is the pure
+:func:`shoe.service.approvals_judge.judge`.
+
+Entries of a request go in its round while that round is open; a request lapses in its round before
+the round's closing; a refusal that comes after the closing is journaled outside any round, naming
+the round in ``round`` (``shoectl journal verify`` holds nothing after a round's closing).
+
 Commands of configuration-file tokens and the open loopback API name no person and are not gated, as
 before (docs/people.md, "Approvals").
 """
@@ -37,9 +50,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+import structlog
 
+from shoe.journal import JournalDataError
+from shoe.journal.approvals import approval_digest
 from shoe.rules.mississippi.records import SeatSettlement
 from shoe.service import requests as rq
+from shoe.service.approvals_inputs import faults, inputs_now, payout_bets
+from shoe.service.approvals_judge import Attempt, Request, Verdict, judge, lapse
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.mississippi import MississippiRun
 from shoe.service.registry import BY_NAME
@@ -49,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GATES", "Approvals", "Gate"]
 
+log = structlog.get_logger("shoe.service")
 KEPT = 20  # decided requests kept in the view
 
 
@@ -79,13 +98,15 @@ class Pending:
     id: str
     gate: Gate
     step: str
-    params: Any
-    role: Any
+    params: dict[str, Any]  # the step's request, as plain JSON (what the digest covers)
+    role: Any  # the service role the step was asked as
     requester: Mapping[str, str]
     round_id: str | None  # None: a maintenance step between rounds
     key: tuple[Any, ...]
     seat: int | None
     detail: dict[str, Any]
+    inputs: dict[str, Any]
+    digest: str
     state: str = "pending"
     decided_by: Mapping[str, str] | None = None
 
@@ -97,12 +118,28 @@ class Pending:
             "round_id": self.round_id,
             "seat": self.seat,
             "detail": self.detail,
+            "params": self.params,
+            "inputs": self.inputs,
+            "digest": self.digest,
             "needs": list(self.gate.needs),
             "rule": self.gate.rule,
             "requested_by": dict(self.requester),
             "state": self.state,
             "decided_by": dict(self.decided_by) if self.decided_by else None,
         }
+
+    def judged(self) -> Request:
+        role = str(getattr(self.role, "value", self.role))
+        return Request(self.id, self.state, self.digest, frozenset(self.gate.needs), self.requester["id"], role)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """The one step an approval lets run, while it runs: its request's key, at its digest (``None``: the
+    misdeal a rejected hand-entered card makes, which no one asked for)."""
+
+    key: tuple[Any, ...]
+    digest: str | None
 
 
 def _refuse(code: str, message: str, kind: ErrorKind, hint: str | None = None) -> ServiceError:
@@ -114,7 +151,8 @@ class Approvals:
 
     def __init__(self) -> None:
         self.requests: dict[str, Pending] = {}
-        self.granted: set[tuple[Any, ...]] = set()
+        self.waiting: set[str] = set()  # the ids of pending requests (reviewed after every owner item)
+        self.grant: Grant | None = None
         self.unreadable: set[tuple[str, int]] = set()  # (round, community index) the reader failed on
         self.shown: list[dict[str, Any]] = []
 
@@ -132,23 +170,14 @@ class Approvals:
         except rq.RequestError:
             return None  # dispatch answers the bad request
         if cmd.action == "void":
-            return self._gate(
-                owner,
-                cmd,
-                GATES["void"],
-                (run.round_id, "void"),
-                None,
-                {"cause": getattr(request, "cause", None) or "other"},
-            )
+            return self._gate(owner, cmd, GATES["void"], (run.round_id, "void"), None, request)
         if cmd.action == "reveal":
             assert isinstance(request, rq.Reveal)
             if request.card is None or (run.round_id, request.index) not in self.unreadable:
                 return None
             self._check_unaccounted(owner, run.round_id, request.card)
-            key = (run.round_id, "card", request.index, request.card)
-            return self._gate(
-                owner, cmd, GATES["hand-entered-card"], key, None, {"index": request.index, "card": request.card}
-            )
+            card: tuple[Any, ...] = (run.round_id, "card", request.index, request.card)
+            return self._gate(owner, cmd, GATES["hand-entered-card"], card, None, request)
         if isinstance(run, MississippiRun):  # settle: each seat's payout is looked at before it is made
             run.hold = lambda record: self._hold(owner, cmd, record)
         return None
@@ -162,21 +191,14 @@ class Approvals:
             return None
         if isinstance(request, rq.ClearFault):
             named = None if request.fault is None else str(request.fault).lower().replace("_", "-")
-            active = {str(f.get("code")) for f in (owner.shown.status or {}).get("faults") or ()}
-            if named not in ("tamper", "7") and not (named is None and "tamper" in active):
+            if named not in ("tamper", "7") and not (named is None and "tamper" in faults(owner)):
                 return None
-            return self._gate(owner, cmd, GATES["tamper"], (None, "tamper"), None, {"fault": "tamper"})
+            return self._gate(owner, cmd, GATES["tamper"], (None, "tamper"), None, request)
         if str(owner.deck.state) != "checked":
             return None
         stacks, size = getattr(request, "stacks", None), getattr(request, "size", None)
-        return self._gate(
-            owner,
-            cmd,
-            GATES["maintenance-dispense"],
-            (None, "dispense", stacks, size),
-            None,
-            {"stacks": stacks, "size": size},
-        )
+        key = (None, "dispense", stacks, size)
+        return self._gate(owner, cmd, GATES["maintenance-dispense"], key, None, request)
 
     def release(self, owner: Owner) -> None:
         run = owner.desk.run
@@ -192,19 +214,11 @@ class Approvals:
                 self.unreadable.add((run.round_id, index))
 
     def _hold(self, owner: Owner, cmd: Command, record: SeatSettlement) -> dict[str, Any] | None:
-        flagged = [s for s in record.side if s.requires_floorperson]
         run = owner.desk.run
-        if not flagged or run is None:
+        if not payout_bets(record) or run is None:
             return None
         key = (run.round_id, "payout", record.seat)
-        detail = {
-            "seat": record.seat,
-            "bets": [
-                {"bet": s.bet, "hand": s.hand, "paid": s.paid, "paid_from": s.paid_from, "note": s.note}
-                for s in flagged
-            ],
-        }
-        return self._gate(owner, cmd, GATES["payout"], key, record.seat, detail)
+        return self._gate(owner, cmd, GATES["payout"], key, record.seat, rq.Empty())
 
     def _check_unaccounted(self, owner: Owner, round_id: str, card: str) -> None:
         journal = owner.sink.journal
@@ -218,44 +232,62 @@ class Approvals:
                 "read the card's face again and enter it",
             )
 
-    def _gate(  # noqa: PLR0917 - the step's gate, its key and what the request shows
-        self, owner: Owner, cmd: Command, gate: Gate, key: tuple[Any, ...], seat: int | None, detail: dict[str, Any]
-    ) -> dict[str, Any] | None:
-        if key in self.granted:
-            self.granted.discard(key)
+    # -- what a request covers ---------------------------------------------------------------------
+
+    def _digest_now(self, owner: Owner, pending: Pending) -> str | None:
+        """The digest of ``pending``'s step as it would run now; ``None``: it can no longer run as asked."""
+        try:
+            now = inputs_now(owner, self.unreadable, pending.gate.kind, pending.round_id, pending.seat, pending.params)
+        except Exception:  # a step that cannot be looked at cannot be approved: it lapses
             return None
-        for pending in self.requests.values():
-            if pending.key == key and pending.state == "pending":
-                return {"awaiting_approval": pending.public()}
-        assert cmd.by is not None
+        return None if now is None else approval_digest(pending.gate.kind, pending.step, pending.params, now[0])
+
+    def review(self, owner: Owner) -> None:
+        """After every owner item (and before a round's closing): a request whose inputs changed lapses, journaled."""
+        for request_id in sorted(self.waiting):
+            pending = self.requests[request_id]
+            verdict = lapse(pending.judged(), self._digest_now(owner, pending))
+            if verdict is None:
+                continue
+            try:
+                self._apply(owner, pending, verdict)
+            except JournalDataError as exc:  # refused whole, nothing written: still pending; a decision refuses it
+                log.warning("an approval's lapse could not be journaled", request_id=pending.id, error=str(exc))
+
+    # -- asking ------------------------------------------------------------------------------------
+
+    def _gate(  # noqa: PLR0917 - the step's gate, its key, the seat and the step's request
+        self, owner: Owner, cmd: Command, gate: Gate, key: tuple[Any, ...], seat: int | None, request: msgspec.Struct
+    ) -> dict[str, Any] | None:
+        params: dict[str, Any] = msgspec.to_builtins(request)
         round_id = key[0]  # None: a maintenance step between rounds
-        pending = Pending(
-            "a-" + secrets.token_hex(4),
-            gate,
-            cmd.action,
-            cmd.params,
-            cmd.role,
-            dict(cmd.by),
-            round_id,
-            key,
-            seat,
-            detail,
-        )
-        owner.desk.append(
-            "approval",
-            {
-                "action": "requested",
-                "request_id": pending.id,
-                "kind": gate.kind,
-                "step": cmd.action,
-                "needs": list(gate.needs),
-                "seat": seat,
-                "detail": detail,
-                "rule": gate.rule,
-            },
-            round_id,
-        )
+        now = inputs_now(owner, self.unreadable, gate.kind, round_id, seat, params)
+        if now is None:  # pragma: no cover - intercept and hold ask only for steps that can be taken
+            raise _refuse("not-now", f"the {gate.kind} cannot be taken now", ErrorKind.CONFLICT)
+        inputs, detail = now
+        digest = approval_digest(gate.kind, cmd.action, params, inputs)
+        grant = self.grant
+        if grant is not None and grant.key == key and grant.digest in (None, digest):
+            self.grant = None  # used: the same step asked again needs a new approval
+            return None
+        for request_id in sorted(self.waiting):
+            pending = self.requests[request_id]
+            if pending.key != key:
+                continue
+            if pending.digest == digest:
+                return {"awaiting_approval": pending.public()}  # the same request, not two
+            verdict = lapse(pending.judged(), digest)
+            if verdict is not None:
+                self._apply(owner, pending, verdict)
+        assert cmd.by is not None
+        pending = Pending("a-" + secrets.token_hex(4), gate, cmd.action, params, cmd.role, dict(cmd.by), round_id, key,
+                          seat, detail, inputs, digest)  # fmt: skip
+        self._journal(owner, pending, {
+            "action": "requested", "step": cmd.action, "needs": list(gate.needs), "seat": seat, "detail": detail,
+            "rule": gate.rule, "params": params, "inputs": inputs, "digest": digest,
+        })  # fmt: skip
         self.requests[pending.id] = pending
+        self.waiting.add(pending.id)
         self._publish()
         return {"awaiting_approval": pending.public()}
 
@@ -265,26 +297,34 @@ class Approvals:
         """The owner thread's item for an approval or a rejection (``TableService.decide_approval``)."""
         if not cmd.future.set_running_or_notify_cancel():
             return
+        from shoe.service.actions import translate  # actions calls this module: imported when first needed
+
         params = cmd.params if isinstance(cmd.params, Mapping) else {}
         try:
             answer = self._decide(
                 owner,
                 cmd,
                 str(params.get("request_id")),
-                bool(params.get("approve")),
-                frozenset(params.get("staff_roles") or ()),
+                Attempt(
+                    bool(params.get("approve")),
+                    None if cmd.by is None else str(cmd.by.get("id")),
+                    frozenset(params.get("staff_roles") or ()),
+                    params.get("digest"),
+                ),
             )
-        except ServiceError as exc:
-            cmd.future.set_exception(exc)
+        except (ServiceError, JournalDataError) as exc:  # refused, or an entry refused whole: nothing changed
+            cmd.future.set_exception(translate(exc))
             return
+        except Exception as exc:  # a journal that refused an entry: the approver is answered, the owner recovers
+            cmd.future.set_exception(translate(exc))
+            raise
         finally:
             owner.sink.by = None
+            self.grant = None  # an approval's grant never outlives its decision
             self._publish()
         cmd.future.set_result(answer)
 
-    def _decide(
-        self, owner: Owner, cmd: Command, request_id: str, approve: bool, roles: frozenset[str]
-    ) -> dict[str, Any]:
+    def _decide(self, owner: Owner, cmd: Command, request_id: str, attempt: Attempt) -> dict[str, Any]:
         pending = self.requests.get(request_id)
         if pending is None:
             raise _refuse(
@@ -293,59 +333,52 @@ class Approvals:
                 ErrorKind.NOT_FOUND,
                 "GET /v1/approvals lists them",
             )
-        who = cmd.by
-        owner.sink.by = who
-        base = {"request_id": pending.id, "kind": pending.gate.kind}
-        if who is None:
-            self._journal(owner, pending, {**base, "action": "refused", "reason": "no-person"})
-            raise _refuse(
-                "forbidden",
-                "an approval is given by a signed-in person with their own credential",
-                ErrorKind.FORBIDDEN,
-                "sign in (POST /v1/sessions) and approve with that session",
-            )
-        run = owner.desk.run
-        round_gone = run is None or run.round_id != pending.round_id or run.closed
-        if pending.state == "pending" and pending.round_id is not None and round_gone:
-            pending.state = "lapsed"
-            self._journal(owner, pending, {**base, "action": "lapsed", "cause": "the round closed first"})
-        if pending.state != "pending":
-            self._journal(owner, pending, {**base, "action": "refused", "reason": "already-decided"})
-            raise _refuse("already-decided", f"request {pending.id} is {pending.state} already", ErrorKind.CONFLICT)
-        if who.get("id") == pending.requester.get("id"):
-            self._journal(owner, pending, {**base, "action": "refused", "reason": "own-request"})
-            raise _refuse(
-                "own-request",
-                "a second person approves: not the one who asked",
-                ErrorKind.FORBIDDEN,
-                f"a {' or '.join(pending.gate.needs)} signs in and approves it",
-            )
-        if not roles & set(pending.gate.needs):
-            self._journal(owner, pending, {**base, "action": "refused", "reason": "may-not-approve"})
-            needs = " or ".join(pending.gate.needs)
-            raise _refuse("may-not-approve", f"a {pending.gate.kind} is approved by a {needs}", ErrorKind.FORBIDDEN)
-        pending.state, pending.decided_by = ("approved" if approve else "rejected"), dict(who)
-        self._journal(owner, pending, {**base, "action": pending.state, "requested_by": pending.requester["id"]})
+        owner.sink.by = cmd.by
+        current = self._digest_now(owner, pending) if pending.state == "pending" else None
+        verdict = judge(pending.judged(), current, attempt)
+        self._apply(owner, pending, verdict, cmd.by)
+        if verdict.error is not None:
+            code, kind, message = verdict.error
+            raise _refuse(code, message, ErrorKind.CONFLICT if kind == "conflict" else ErrorKind.FORBIDDEN,
+                          verdict.hint)  # fmt: skip
         answer: dict[str, Any] = {"decided": pending.public()}
-        if approve:
-            self.granted.add(pending.key)
+        if verdict.grant:
+            self.grant = Grant(pending.key, pending.digest)
             answer["result"] = self._run(owner, pending.step, pending.params, pending.role, pending.requester)
-        elif pending.gate.kind == "hand-entered-card":  # no confirmation: the misdeal (rules digest)
-            self.granted.add((pending.round_id, "void"))
-            answer["result"] = self._run(owner, "void", {"cause": "unreadable-card"}, pending.role, who)
+        elif verdict.state == "rejected" and pending.gate.kind == "hand-entered-card":  # the misdeal (rules digest)
+            assert cmd.by is not None
+            self.grant = Grant((pending.round_id, "void"), None)
+            answer["result"] = self._run(owner, "void", {"cause": "unreadable-card"}, pending.role, cmd.by)
         return answer
 
+    def _apply(self, owner: Owner, pending: Pending, verdict: Verdict, by: Mapping[str, str] | None = None) -> None:
+        """Journal a verdict's entries, then (journal before state) the request's new state."""
+        for entry in verdict.entries:
+            self._journal(owner, pending, dict(entry))
+        if verdict.state != pending.state:
+            pending.state = verdict.state
+            self.waiting.discard(pending.id)
+            if verdict.state in ("approved", "rejected") and by is not None:
+                pending.decided_by = dict(by)
+            self._publish()
+
     def _journal(self, owner: Owner, pending: Pending, data: dict[str, Any]) -> None:
-        owner.desk.append("approval", data, pending.round_id)
+        """An entry of ``pending``: in its round while that round is open, else outside any round (naming it)."""
+        run = owner.desk.run
+        inside = run is not None and pending.round_id is not None and run.round_id == pending.round_id
+        column = pending.round_id if inside and run is not None and not run.closed else None
+        base = {"request_id": pending.id, "kind": pending.gate.kind, "round": pending.round_id}
+        owner.desk.append("approval", {**base, **data}, column)
 
     def _run(self, owner: Owner, action: str, params: Any, role: Any, by: Mapping[str, str]) -> dict[str, Any]:
         from shoe.service.actions import execute  # actions calls this module: imported when first needed
         from shoe.service.owner import Command
 
         future: Future[dict[str, Any]] = Future()
-        execute(
-            owner, Command(action, params if isinstance(params, msgspec.Struct) else dict(params), role, future, by)
-        )
+        try:
+            execute(owner, Command(action, dict(params), role, future, by))
+        finally:
+            self.grant = None  # used or not, the grant ends with its step
         return future.result(timeout=0)
 
     def _publish(self) -> None:
@@ -355,3 +388,4 @@ class Approvals:
         if len(self.requests) > 4 * KEPT:  # decided requests are in the journal: memory keeps the recent ones
             keep = {p["id"] for p in self.shown}
             self.requests = {k: v for k, v in self.requests.items() if k in keep}
+

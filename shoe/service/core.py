@@ -212,11 +212,17 @@ class TableService:
         return self._on_owner(Command(action, request, role, Future(), by), timeout)
 
     def decide_approval(
-        self, request_id: str, approve: bool, by: Mapping[str, str] | None, staff_roles: frozenset[str]
+        self,
+        request_id: str,
+        approve: bool,
+        by: Mapping[str, str] | None,
+        staff_roles: frozenset[str],
+        digest: str | None = None,
     ) -> dict[str, Any]:
         """A person (``by``, holding the employee roles ``staff_roles``) approves or rejects a waiting step;
-        approved, the step runs now and its reply is ``result`` (shoe.service.approvals)."""
-        params = {"request_id": request_id, "approve": approve, "staff_roles": sorted(staff_roles)}
+        approved, the step runs now and its reply is ``result`` (shoe.service.approvals). ``digest``: the
+        request's digest as the approver's display showed it (refused when it is not the request's)."""
+        params = {"request_id": request_id, "approve": approve, "staff_roles": sorted(staff_roles), "digest": digest}
         timeout = self.config.submit_timeout + self.config.timeouts.scan
         return self._on_owner(Command(APPROVAL, params, None, Future(), by), timeout)
 

@@ -35,6 +35,8 @@ from protocols.codes import Capability, NakCode
 from shoe.journal import Journal
 from shoe.service import requests as rq
 from shoe.service.config import ServiceConfig
+from shoe.service.deck_shoe import load_emulator
+from shoe.service.deck_shoe import remaining as _remaining
 from shoe.service.deck_states import BETWEEN_ROUNDS, HINTS, DeckState
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.secrecy import public_view
@@ -49,7 +51,7 @@ __all__ = ["DeckCycle"]
 log = structlog.get_logger("shoe.service")
 LOAD_WAIT_S = 2.0
 """How long the load action waits for the emulator's DECK_LOADED before it journals the load itself."""
-_FOLDED = frozenset({"deck", "round-opened", "round-closed", "decision", "link"})
+_FOLDED = frozenset({"deck", "round-opened", "round-closed", "decision", "link", "technician"})
 
 
 class DeckCycle:
@@ -102,6 +104,9 @@ class DeckCycle:
             # the round is over: its stub is still in the shoe; a round voided before any stack leaves the
             # deck whole and checked (the gate still compares the shoe's count with the check's)
             self.state = DeckState.USED if self._touched else DeckState.CHECKED
+        elif kind == "technician" and data.get("action") == "maintenance-dispense":
+            if self.count is not None and self.state is not DeckState.IN_PLAY:  # a failed dispense's cards too
+                self.count = max(0, self.count - len(data.get("cards") or ()))
         elif (kind == "decision" and data.get("action") == "release-stub") or (
             kind == "link" and data.get("event") == "stub-recovered"
         ):
@@ -122,6 +127,8 @@ class DeckCycle:
             self.check = {**{name: data.get(name) for name in fields}, "at": ts}
         elif event == "released":
             self._emptied()
+        elif event == "unchecked" and self.state is DeckState.CHECKED:
+            self.state, self.check = DeckState.LOADED, None  # loaded, not the deck its check found: check it again
 
     def _emptied(self) -> None:
         self.state, self.count, self.back, self.check = DeckState.AWAITING, 0, None, None
@@ -228,6 +235,9 @@ class DeckCycle:
         count = status.get("cards_remaining")
         if client is None or count is None:
             return
+        checked = (self.check or {}).get("count")
+        if self.state is DeckState.CHECKED and checked is not None and count != checked and not self._live():
+            self.cards_out("count-differs", "status")  # cards taken out (or added) by hand: no longer the checked deck
         if self.state is not DeckState.IN_PLAY and count != self.count:
             self.count = count
             self.publish()  # between items too: the count the deck view shows is the shoe's (GET /v1/deck)
@@ -304,31 +314,15 @@ class DeckCycle:
         """The dealer loads a shuffled deck into an emulator (the emulator's faults on request); the view after
         its DECK_LOADED (and the automatic check)."""
         target = self.emulator()
-        if target is None:
-            raise ServiceError("not-an-emulator", "the shoe is not an emulator: its deck is loaded by hand",
-                               hint="load a shuffled deck into the shoe: it reports the load")  # fmt: skip
-        self.supervisor.shoe()  # the link is up, or shoe-unavailable
-        from drivers.emulator import control, deck  # here, not at start: only an emulator has a deck to load
-        default = deck.DEFAULT_BACK if isinstance(target, Path) else target.config.back
-        try:
-            spec = deck.DeckLoad(back=request.back or self.expected_back() or default, short=request.short,
-                            extra=request.extra, duplicate=request.duplicate, foreign=request.foreign)  # fmt: skip
-        except ValueError as exc:
-            hint = "short + duplicate + foreign name cards of one 52-card deck: at most 52"
-            raise ServiceError("impossible-deck", str(exc), kind=ErrorKind.BAD_INPUT, hint=hint) from None
         before = self.deck_no
         self._loading_by = who
         try:
-            try:
-                held = control.load_deck_at(target, spec) if isinstance(target, Path) else target.load_deck(spec)
-            except (ValueError, control.ControlError) as exc:
-                raise ServiceError("load-refused", f"the emulator refused the load: {exc}",
-                                   hint="release the stub first (POST /v1/round/release-stub)") from None  # fmt: skip
+            held, back = load_emulator(target, request, self.expected_back(), self.supervisor.shoe)
             self._wait_loaded(before)  # its DECK_LOADED, journaled with ``who``
         finally:
             self._loading_by = None
         if self.deck_no == before:  # the event never came: the load is journaled from what the emulator said
-            self._loaded(held, spec.back, who)
+            self._loaded(held, back, who)
             self._auto_check()
         return self.view()
 
@@ -352,6 +346,15 @@ class DeckCycle:
             self._drain()  # a DECK_LOADED: journaled (on_loaded), then checked
             if self.deck_no == before:
                 time.sleep(0.005)
+
+    def cards_out(self, cause: str, who: str) -> None:
+        """Cards leave a checked deck outside a round: unchecked, journaled before the shoe moves (a dispense
+        cut short leaves it unchecked too); no round opens on it until it is checked again or replaced."""
+        if self.state is not DeckState.CHECKED or self._live():
+            return
+        data = {"event": "unchecked", "deck_no": self.deck_no, "cause": cause, "count": self.count, "who": who}
+        self.sink.append("deck", data, None)  # the fold applies it once committed
+        log.info("deck unchecked", deck_no=self.deck_no, cause=cause, who=who)
 
     def release(self, who: str) -> dict[str, Any]:
         """Between rounds: the shoe presents the cards it holds (a stub, a refused deck); the shoe is empty."""
@@ -394,7 +397,3 @@ class DeckCycle:
                                hint="check the deck again: POST /v1/deck/check")  # fmt: skip
         return remaining, {"deck_no": self.deck_no, "back": self.back or ""}
 
-
-def _remaining(client: Any, *, confirm: bool = False) -> int | None:
-    count: int = client.status(confirm=confirm).cards_remaining
-    return None if count == m.Status.UNKNOWN_REMAINING else count

@@ -11,13 +11,13 @@ automatic check on load) or the role that asked (``dealer``).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
 from shoe.service.payload_base import CardCode, Payload
 
-__all__ = ["DeckChecked", "DeckEvent", "DeckLoadedEntry", "DeckRef", "DeckReleased"]
+__all__ = ["DeckChecked", "DeckEvent", "DeckLoadedEntry", "DeckRef", "DeckReleased", "DeckUnchecked"]
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=0xFFFF)]
 
@@ -26,6 +26,7 @@ class DeckEvent(StrEnum):
     LOADED = "loaded"
     CHECKED = "checked"
     RELEASED = "released"
+    UNCHECKED = "unchecked"
 
 
 class DeckRef(Payload):
@@ -60,4 +61,14 @@ class DeckChecked(Payload, tag_field="event", tag=DeckEvent.CHECKED.value):
 
 class DeckReleased(Payload, tag_field="event", tag=DeckEvent.RELEASED.value):
     count: Count  # the cards the shoe presented (a stub, or a refused deck)
+    who: str
+
+
+class DeckUnchecked(Payload, tag_field="event", tag=DeckEvent.UNCHECKED.value):
+    """A checked deck loses cards outside a round: it is no longer the deck its check found, and no round
+    is dealt from it until it is checked again (or replaced). Journaled before the shoe moves."""
+
+    deck_no: Annotated[int, msgspec.Meta(ge=1)]
+    cause: Literal["maintenance-dispense", "count-differs"]  # a technician's dispense; STATUS counted otherwise
+    count: Count | None  # the cards the shoe held when the deck was unchecked (None: it cannot count)
     who: str

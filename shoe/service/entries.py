@@ -88,7 +88,7 @@ _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
                                p.StubRecovered, ip.FirmwareCheck)),
     EntryKind.FAULT: ("event", (p.FaultRaised, p.FaultCleared, p.Alarm)),
     EntryKind.TECHNICIAN: ("action", (p.VerifyJournal, p.ClearFault, p.MaintenanceDispense)),
-    EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased)),
+    EntryKind.DECK: ("event", (dp.DeckLoadedEntry, dp.DeckChecked, dp.DeckReleased, dp.DeckUnchecked)),
     EntryKind.PEOPLE: ("action", pp.PEOPLE_PAYLOADS),
     EntryKind.APPROVAL: ("action", ap.APPROVAL_PAYLOADS),
 }  # fmt: skip

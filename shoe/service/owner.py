@@ -277,11 +277,14 @@ class Owner:
         """Journal the close of a finished round (in the action's batch, when one is open)."""
         run = self.desk.run
         if run is not None and run.terminal and not run.closed:
+            self.approvals.review(self)  # a request of the round lapses in it, before its closing
             self.sink.append("round-closed", run.closing(), run.round_id)
             run.closed = True
 
     def after(self) -> None:
-        """Close a finished round, commit what is queued, publish the snapshots other threads read."""
+        """Lapse the approval requests whose inputs changed, close a finished round, commit what is queued,
+        publish the snapshots other threads read."""
+        self.approvals.review(self)
         self.close_finished()
         self.sink.flush()  # nothing is shown before its entry is committed
         run = self.desk.run

@@ -368,7 +368,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
                               detail=TEXT, **_PROGRAM),
         # The deck cycle: a deck check's faces name cards of a deck that failed and is never dealt from (an
         # accepted deck has none to name), in card order: never the load order (SPEC §9, §11).
-        EntryKind.DECK: _v(**_BY, **_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS),
+        EntryKind.DECK: _v(**_BY, **_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS, cause=ALWAYS),
         # Who did what (issue 13): ids, names, roles and reasons; no payload has a credential to show.
         EntryKind.PEOPLE: _v(**_BY, action=ALWAYS, employee_id=ALWAYS, name=ALWAYS, roles=ALWAYS, unlocked=ALWAYS,
                              token_id=ALWAYS, label=TEXT, session_id=ALWAYS, reason=ALWAYS, failures=ALWAYS,
@@ -376,7 +376,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
         # An approval's detail holds only what its step already shows (shoe/service/approvals_payloads.py).
         EntryKind.APPROVAL: _v(**_BY, action=ALWAYS, request_id=ALWAYS, kind=ALWAYS, step=ALWAYS, needs=ALWAYS,
                                seat=ALWAYS, detail=ALWAYS, rule=ALWAYS, requested_by=ALWAYS, reason=ALWAYS,
-                               cause=ALWAYS),
+                               cause=ALWAYS, round=ALWAYS, params=ALWAYS, inputs=ALWAYS, digest=ALWAYS),
     }
 )
 """Each journal entry kind the service writes (:class:`~shoe.service.entries.EntryKind`) and its payload's fields."""

@@ -65,6 +65,14 @@ def _pa_round(table: Table, dealer: str) -> str:
     return str(opened["round_id"])
 
 
+def _verified(table: Table) -> None:
+    """The journal passes its own verify (``shoectl journal verify`` runs the same)."""
+    journal = table.service._owner.sink.journal
+    assert journal is not None
+    result = journal.verify()
+    assert result.ok, result
+
+
 def _approvals(table: Table, round_id: str) -> list[dict[str, Any]]:
     return [dict(e.data) for e in table.entries(round_id) if e.kind == "approval"]
 
@@ -106,9 +114,12 @@ def test_a_pa_progressive_win_is_paid_only_once_a_floorperson_approves(make_tabl
     assert [(e.data["seat"], e.data["by"]) for e in settled] == [(3, DANA), (1, DANA)]
     decided = [a for a in _approvals(table, round_id) if a["action"] == "approved"]
     assert decided == [{"action": "approved", "request_id": request["id"], "kind": "payout", "requested_by": "d-101",
-                        "by": FRANK}]  # fmt: skip
+                        "by": FRANK, "digest": request["digest"], "round": round_id}]  # fmt: skip
     refused = [a["reason"] for a in _approvals(table, round_id) if a["action"] == "refused"]
-    assert refused == ["own-request", "may-not-approve", "no-person", "already-decided"]
+    assert refused == ["own-request", "may-not-approve", "no-person"]  # the replay came after the round's closing:
+    late = [e.data for e in table.entries() if e.kind == "approval" and e.round_id is None]
+    assert [(a["reason"], a["round"]) for a in late] == [("already-decided", round_id)]  # journaled outside it
+    _verified(table)
 
 
 def test_a_void_waits_for_a_floorperson_and_of_two_approving_at_once_one_wins(make_table: Callable[..., Table]) -> None:
@@ -140,7 +151,8 @@ def test_a_void_waits_for_a_floorperson_and_of_two_approving_at_once_one_wins(ma
     void = next(e for e in entries if e.kind == "irregularity" and e.data["action"] == "void")
     assert void.data["by"] == DANA
     kinds = [a["action"] for a in _approvals(table, opened["round_id"])]
-    assert kinds == ["requested", "approved", "refused"]
+    assert kinds == ["requested", "approved"]  # the second display's refusal came after the round's closing
+    _verified(table)
 
 
 def test_an_unreadable_community_card_entered_by_the_dealer_and_confirmed_by_a_technician(
@@ -174,6 +186,7 @@ def test_an_unreadable_community_card_entered_by_the_dealer_and_confirmed_by_a_t
     assert reveal.data["by"] == DANA and reveal.data["source"] == "dealer"
     approval = [a for a in _approvals(table, opened["round_id"]) if a["action"] == "approved"]
     assert approval[0]["by"] == TESS
+    _verified(table)
 
 
 def test_an_unreadable_card_without_confirmation_voids_the_round(make_table: Callable[..., Table]) -> None:
@@ -193,6 +206,7 @@ def test_an_unreadable_card_without_confirmation_voids_the_round(make_table: Cal
     assert rejected["decided"]["state"] == "rejected" and rejected["result"]["state"] == "misdeal"
     void = next(e for e in table.entries(opened["round_id"]) if e.kind == "irregularity" and e.data["action"] == "void")
     assert void.data["cause"] == "unreadable-card" and void.data["by"] == TESS
+    _verified(table)
 
 
 def test_clearing_a_tamper_fault_waits_for_a_floorperson_and_an_ordinary_one_does_not(
@@ -211,8 +225,8 @@ def test_clearing_a_tamper_fault_waits_for_a_floorperson_and_an_ordinary_one_doe
         time.sleep(0.05)
     waiting = table.call("POST", "/v1/maintenance/clear-fault", {}, who["tess"])  # "all" while tamper is up
     assert waiting.status == 202 and waiting.json["awaiting_approval"]["kind"] == "tamper"
-    assert table.call("POST", "/v1/maintenance/clear-fault", {"fault": "tamper"}, who["tess"]).json[
-        "awaiting_approval"]["id"] == waiting.json["awaiting_approval"]["id"]  # fmt: skip
+    assert table.call("POST", "/v1/maintenance/clear-fault", {}, who["tess"]).json[
+        "awaiting_approval"]["id"] == waiting.json["awaiting_approval"]["id"]  # the same request, not two
     request_id = waiting.json["awaiting_approval"]["id"]
     assert table.call("POST", "/v1/approvals/approve", {"id": request_id}, who["tess"]).status == 403
     cleared = table.ok("POST", "/v1/approvals/approve", {"id": request_id}, who["frank"])
@@ -220,6 +234,7 @@ def test_clearing_a_tamper_fault_waits_for_a_floorperson_and_an_ordinary_one_doe
     entries = [e for e in table.entries() if e.kind == "technician" and e.data["action"] == "clear-fault"]
     assert entries[-1].data["by"] == TESS
     assert table.call("POST", "/v1/maintenance/clear-fault", {"fault": "jam"}, who["tess"]).status == 200
+    _verified(table)
 
 
 def test_a_maintenance_dispense_from_the_shifts_checked_deck_waits_for_a_floorperson(
@@ -239,3 +254,4 @@ def test_a_maintenance_dispense_from_the_shifts_checked_deck_waits_for_a_floorpe
     assert len(done["result"]["stacks"]) == 1
     dispensed = [e for e in table.entries() if e.kind == "technician"]
     assert dispensed and dispensed[0].data["by"] == TESS
+    _verified(table)

@@ -201,7 +201,9 @@ def test_cards_gone_since_the_check_refuse_the_round(table_factory: Callable[...
     service.submit("maintenance-dispense", {"stacks": 1, "size": 2}, T)  # two cards out after the check
     with pytest.raises(ServiceError) as refused:
         service.submit("open-round", NY, D)
-    assert refused.value.code == "deck-not-ready" and "the deck check counted 52" in refused.value.message
+    # the dispense unchecked the deck (journaled before the shoe moved): it is loaded, no longer checked
+    assert refused.value.code == "deck-not-ready" and "the deck is loaded" in refused.value.message
+    assert "holds 50 cards" in refused.value.message
     assert "POST /v1/deck/check" in (refused.value.hint or "")
     assert service.submit("check-deck", {}, D)["state"] == "refused"  # 50 cards: never dealt from
 

@@ -113,7 +113,7 @@ export function mountApprovals(box, onChange) {
     if (!signed) return;
     const headers = { Authorization: `Bearer ${signed.token}`, "Content-Type": "application/json" };
     const path = `/v1/approvals/${approve ? "approve" : "reject"}`;
-    const answer = await fetch(path, { method: "POST", headers, body: JSON.stringify({ id: request.id }) });
+    const answer = await fetch(path, { method: "POST", headers, body: JSON.stringify({ id: request.id, digest: request.digest }) }); // what this display showed
     await fetch("/v1/session/sign-out", { method: "POST", headers });
     if (!answer.ok) {
       const body = await answer.json().catch(() => ({}));
