@@ -1,0 +1,95 @@
+"""What a technician meets in the first hour, each tried as a new user would: where ``doctor`` looks for
+the service, ``--json`` after any subcommand, the exit code of a misdeal and of a file that is not JSON,
+the hint for a key path whose folder is missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shoe.cli.doctor import default_service_url
+from shoe.cli.exit_codes import Exit
+from shoe.cli.main import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def shoectl(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_doctor_finds_the_service_where_shoed_http_moved_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SHOED_HTTP", "127.0.0.1:18470")
+    assert default_service_url() == "http://127.0.0.1:18470"
+    _, out, _ = shoectl(capsys, "doctor", "--json", "--rules-dir", str(tmp_path), "--journal", str(tmp_path / "j"))
+    (service,) = [c for c in json.loads(out)["checks"] if c["name"] == "service"]
+    assert "127.0.0.1:18470" in service["detail"] + service["fix"], service
+    monkeypatch.delenv("SHOED_HTTP")
+    assert default_service_url() == "http://127.0.0.1:8470"
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_json_after_the_subcommand_as_before_it(capsys: pytest.CaptureFixture[str], before: bool) -> None:
+    argv = ["--port", "emu://?seed=7", "dispense", "--stacks", "2"]
+    argv = ["--json", *argv] if before else [*argv, "--json"]
+    code, out, _ = shoectl(capsys, *argv)
+    assert code == 0 and len(json.loads(out)["stacks"]) == 2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["identify"], ["status"], ["counters"], ["devices"], ["events"], ["journal", "verify"], ["system", "files"]],
+)
+def test_json_after_every_subcommand_gives_one_document(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]
+) -> None:
+    if argv[0] == "journal":
+        argv = [*argv, "--journal", str(tmp_path / "none.sqlite")]
+    _, out, _ = shoectl(capsys, *argv, "--json")
+    assert isinstance(json.loads(out), dict)
+
+
+def test_a_misdeal_exits_with_the_misdeal_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = shoectl(
+        capsys, "play", str(EXAMPLES / "ny-mississippi-stud.json"), "--port", "emu://?unreadable_at=3"
+    )
+    assert code == Exit.MISDEAL == 15
+    assert json.loads(out)["state"] == "misdeal"
+
+
+def test_a_complete_round_still_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = shoectl(capsys, "play", str(EXAMPLES / "ny-mississippi-stud.json"))
+    assert code == 0 and json.loads(out)["state"] == "complete"
+
+
+@pytest.mark.parametrize("text", ['{"game": "mississippi-stud", "seats"', "", "\xff", "[1, 2"])
+def test_a_file_that_is_not_json_is_an_input_error_not_a_rules_violation(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
+) -> None:
+    script = tmp_path / "cut.json"
+    script.write_bytes(text.encode("latin-1"))
+    code, out, err = shoectl(capsys, "play", str(script))
+    assert code == Exit.USAGE and "not JSON" in err and out == ""
+    code, out, _ = shoectl(capsys, "--json", "play", str(script))
+    assert code == Exit.USAGE and json.loads(out)["error"]["exit"] == Exit.USAGE
+
+
+def test_keygen_into_a_missing_folder_says_to_create_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = shoectl(capsys, "release", "keygen", "--out", str(tmp_path / "missing" / "key"))
+    assert code == Exit.USAGE
+    assert "does not exist" in err and "mkdir" in err and "never overwritten" not in err
+    assert not (tmp_path / "missing").exists()
+
+
+def test_keygen_over_an_existing_key_still_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "key").write_text("old")
+    code, _, err = shoectl(capsys, "release", "keygen", "--out", str(tmp_path / "key"))
+    assert code == Exit.USAGE and "never overwritten" in err
+    assert (tmp_path / "key").read_text() == "old"
