@@ -93,3 +93,37 @@ def test_keygen_over_an_existing_key_still_refuses(capsys: pytest.CaptureFixture
     code, _, err = shoectl(capsys, "release", "keygen", "--out", str(tmp_path / "key"))
     assert code == Exit.USAGE and "never overwritten" in err
     assert (tmp_path / "key").read_text() == "old"
+
+
+def test_users_help_is_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["users", "--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and "(issue" not in out and "add ID --name NAME" in out
+
+
+def test_columns_are_as_wide_as_their_widest_cell() -> None:
+    from shoe.cli.output import columns
+
+    text = columns(
+        ("round", "entries", "closed"), [("r-1", 5, "x"), ("a-much-longer-round-id", 12345, "-")], frozenset({1})
+    )
+    lines = text.splitlines()
+    starts = {line.rindex(word) for line, word in zip(lines, ("closed", "x", "-"), strict=True)}
+    assert len(starts) == 1  # the last column starts at the same place on every line
+    assert lines[1].index(" 5 ") + 2 == lines[2].index("12345") + 5  # counts right-aligned: their ends line up
+
+
+def test_journal_show_lines_up_long_round_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    from shoe.cli.journal import _rounds_text
+
+    rounds = [
+        {"round_id": "R1", "game": "mississippi-stud", "jurisdiction": "NY", "opened": "2026-12-02T00:00:00Z",
+         "entries": 9, "closed": "complete"},
+        {"round_id": "MS-04-20261202-000017", "game": "seven-card-stud", "jurisdiction": "NJ",
+         "opened": "2026-12-02T00:00:00.123456+00:00", "entries": 120, "closed": None},
+    ]  # fmt: skip
+    lines = _rounds_text({"rounds": rounds, "journal": "j"}).splitlines()
+    for column in ("game", "opened", "closed"):
+        at = lines[0].index(column)
+        assert all(line[at - 2 : at] == "  " and line[at] != " " for line in lines), (column, lines)
