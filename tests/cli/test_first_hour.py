@@ -127,3 +127,45 @@ def test_journal_show_lines_up_long_round_ids(capsys: pytest.CaptureFixture[str]
     for column in ("game", "opened", "closed"):
         at = lines[0].index(column)
         assert all(line[at - 2 : at] == "  " and line[at] != " " for line in lines), (column, lines)
+
+
+ORDER = "Qs5d8sJdQh5s8c4dKd3cAh3h2hKc7s9d9c4hAd7h2s6cTsJcTc2c2d3d3s4c4s5c5h6d6h6s7c7d8d8h9h9sTdThJhJsQcQdKhKsAcAs"
+
+
+def _deck_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
+    path = tmp_path / "deck.txt"
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ORDER,
+        "# tonight's test order\n" + " ".join(ORDER[i : i + 2] for i in range(0, 104, 2)),
+        ORDER[:50] + "\n" + ORDER[50:],
+    ],
+)
+def test_the_deck_order_from_a_file_keeps_it_off_the_command_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
+) -> None:
+    path = _deck_file(tmp_path, text)
+    code, out, _ = shoectl(capsys, "--port", f"emu://?deck_file={path}", "--json", "dispense", "--stacks", "1")
+    assert code == 0 and json.loads(out)["stacks"][0]["cards"] == ["Qs", "5d"]
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604])
+def test_a_deck_file_others_may_read_is_refused_without_quoting_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, mode: int
+) -> None:
+    path = _deck_file(tmp_path, ORDER, mode)
+    code, out, err = shoectl(capsys, "--port", f"emu://?deck_file={path}", "identify")
+    assert code == Exit.USAGE and "chmod 600" in err and out == ""
+    assert "Qs" not in err and "5d" not in err
+
+
+def test_deck_and_deck_file_together_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _deck_file(tmp_path, ORDER)
+    code, _, err = shoectl(capsys, "--port", f"emu://?deck=AsKd&deck_file={path}", "identify")
+    assert code == Exit.USAGE and "both name the order" in err
