@@ -17,18 +17,14 @@ from collections.abc import Iterator
 import pytest
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_tcp
-from tests.usb.libusb_bus import ROOT, Bus, Plugged, require_or_skip
+from tests.usb.libusb_bus import ROOT, Bus, Plugged
 
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(scope="module")
-def bus() -> Iterator[Bus]:
-    require_or_skip()
-    bus = Bus()
-    yield bus
-    errors = bus.close()
-    assert "Traceback" not in errors, errors
+@pytest.fixture
+def bus(umockdev_bus: Bus) -> Bus:
+    return umockdev_bus
 
 
 @pytest.fixture
