@@ -107,11 +107,9 @@ def usb_id_hex(value: int) -> str:
 
 
 def shipped_rules_path() -> Path:
-    """The rules file this source tree ships: ``udev/60-card-shoe.rules`` beside ``shoe/``.
-
-    It exists in a source checkout and an editable install; a wheel does not carry it.
-    """
-    return Path(__file__).resolve().parents[1] / "udev" / RULES_FILE_NAME
+    """The rules file this installation ships: package data of ``shoe.system`` (``udev/60-card-shoe.rules``
+    in a checkout is a link to it), so a wheel carries it as a checkout does."""
+    return Path(__file__).resolve().parent / "system" / RULES_FILE_NAME
 
 
 __all__ = [

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -83,13 +84,24 @@ class EmulatorConfig:
     def from_query(cls, query: str) -> EmulatorConfig:
         """Parse ``"seed=7&deck=AsKd7c&jam_at=5&unreadable_at=3,9&timing=realistic&auto_take=0"``."""
         valid = ", ".join(f.name for f in dataclasses.fields(cls))
+        valid += ", deck_file"
         kwargs: dict[str, Any] = {}
         for key, raw in parse_qsl(query.lstrip("?"), keep_blank_values=True):
+            if key == DECK_FILE:  # the order from a file, so it is not on a command line where ps shows it
+                if "deck" in kwargs:
+                    raise ValueError(
+                        f"emulator options 'deck' and {DECK_FILE!r} both name the order; valid keys: {valid}"
+                    )
+                try:
+                    kwargs["deck"] = read_deck_file(raw)
+                except ValueError as exc:
+                    raise ValueError(f"emulator option {DECK_FILE!r}: {exc}") from None
+                continue
             parser = _PARSERS.get(key)
             if parser is None:
                 raise ValueError(f"unknown emulator option {key!r}; valid keys: {valid}")
             if key in kwargs:
-                raise ValueError(f"emulator option {key!r} given twice; valid keys: {valid}")
+                raise ValueError(f"emulator option {key!r} given twice (or with {DECK_FILE}); valid keys: {valid}")
             try:
                 kwargs[key] = parser(raw)
             except ValueError as exc:
@@ -124,6 +136,33 @@ def parse_deck(raw: str) -> tuple[str, ...]:
         codes = tuple(text[i : i + 2] for i in range(0, len(text), 2))
     check_deck(codes, "deck")
     return codes
+
+
+DECK_FILE = "deck_file"
+
+
+def read_deck_file(raw: str) -> tuple[str, ...]:
+    """``deck_file=PATH``: the deck order read from a file that only its owner may read (mode 0600 or 0400).
+
+    The order is a secret of the round (docs/api.md): on a command line (``--port "emu://?deck=..."``) every
+    user of the machine sees it in ``ps``, and a file others may read is the same leak. The file holds the
+    order as ``deck=`` takes it; lines starting with ``#`` are comments. Errors never quote the file's cards.
+    """
+    path = Path(raw).expanduser()
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file of card codes") from None
+    if mode & 0o077:
+        raise ValueError(f"{path} may be read by other users (mode {mode & 0o777:04o}): chmod 600 {path}")
+    body = " ".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    try:  # every code is two characters, so the cards may be separated by spaces, commas, lines or nothing
+        return parse_deck("".join(body.replace(",", " ").split()))
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def _int(raw: str) -> int:

@@ -12,6 +12,7 @@ failed, 2 for a bad option. See docs/shoectl.md.
 from __future__ import annotations
 
 import argparse
+import os
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,19 @@ exit codes: 0 every check passed or was skipped (the facility is absent here)
 """
 
 
+HTTP_ENV = "SHOED_HTTP"
+
+
+def default_service_url(environ: dict[str, str] | None = None) -> str:
+    """``http://$SHOED_HTTP`` when it is set (HOST:PORT, the variable ``shoed`` listens on and ``shoectl users``
+    reads), else shoed's own default: every tool finds the service the way the README says to move it."""
+    where = (os.environ if environ is None else environ).get(HTTP_ENV, "").strip()
+    return f"http://{where}" if where else DEFAULT_SERVICE_URL
+
+
 def context_from(args: argparse.Namespace) -> Context:
+    if args.service is None:
+        args.service = default_service_url()
     scheme = urllib.parse.urlsplit(args.service).scheme
     if scheme not in ("http", "https"):
         raise ValueError(f"--service {args.service!r} is not an http:// URL")
@@ -82,7 +95,10 @@ def add_parsers(sub: Any) -> None:
     )
     p.add_argument("--journal", metavar="PATH", help="the journal file (default: $SHOED_JOURNAL or the XDG path)")
     p.add_argument(
-        "--service", metavar="URL", default=DEFAULT_SERVICE_URL, help=f"shoed's API (default {DEFAULT_SERVICE_URL})"
+        "--service",
+        metavar="URL",
+        default=None,
+        help=f"shoed's API (default http://$SHOED_HTTP, else {DEFAULT_SERVICE_URL})",
     )
     p.add_argument(
         "--rules-dir",

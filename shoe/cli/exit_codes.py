@@ -38,6 +38,9 @@ class Exit(IntEnum):
     """shoectl verify: the manifest's signature does not hold for the trusted key."""
     UNVERIFIED = 14
     """shoectl verify: nothing to check against (no trusted key; --shoe: no digest, no approved image)."""
+    MISDEAL = 15
+    """shoectl play: the round was played to its end as void (a misdeal: an unreadable or wrong card); every
+    wager returned, the record says why."""
 
 
 MEANING: dict[Exit, str] = {
@@ -56,6 +59,7 @@ MEANING: dict[Exit, str] = {
     Exit.PROGRAM_MISMATCH: "program mismatch: a file added, removed or changed; firmware unapproved (shoectl verify)",
     Exit.SIGNATURE_BAD: "the release manifest's signature does not hold (shoectl verify)",
     Exit.UNVERIFIED: "unverified: no trusted key, or a shoe without a firmware digest (shoectl verify)",
+    Exit.MISDEAL: "misdeal: the round is void, every wager returned; its record says why (shoectl play)",
 }
 """The one table of exit codes: --help prints it, docs/shoectl.md lists it, tests hold both to it."""
 

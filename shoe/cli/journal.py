@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from shoe.cli.exit_codes import Exit
-from shoe.cli.output import Refused, emit, error_message
+from shoe.cli.output import Refused, columns, emit, error_message
 from shoe.journal import GENESIS, Entry, Journal, JournalError, VerifyResult, default_journal_path, verify_entries
 from shoe.journal.present import present_round, round_text
 from shoe.journal.reconstruct import reconstruct_round
@@ -33,7 +33,6 @@ exit codes: 0 ok   2 usage (unknown round, export file exists)   3 journal missi
   10 journal tampered or damaged: the first bad entry is named   1 a bug (traceback printed)
 journal path: --journal, else $SHOED_JOURNAL, else $XDG_STATE_HOME/shoed/journal.sqlite (~/.local/state)
 """
-
 
 
 def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -108,13 +107,18 @@ def _check_span(journal: Journal, first: int, last: int) -> VerifyResult:
 def _rounds_text(d: dict[str, Any]) -> str:
     if not d["rounds"]:
         return f"no rounds in {d['journal']}"
-    lines = [f"{'round':<16} {'game':<16} {'jur':<4} {'opened':<28} {'entries':>7}  closed"]
-    for r in d["rounds"]:
-        lines.append(
-            f"{r['round_id']:<16} {r['game'] or '?':<16} {r['jurisdiction'] or '?':<4} {r['opened'] or '?':<28} "
-            f"{r['entries']:>7}  {r['closed'] or '-'}"
+    rows = [
+        (
+            r["round_id"],
+            r["game"] or "?",
+            r["jurisdiction"] or "?",
+            r["opened"] or "?",
+            r["entries"],
+            r["closed"] or "-",
         )
-    return "\n".join(lines)
+        for r in d["rounds"]
+    ]
+    return columns(("round", "game", "jur", "opened", "entries", "closed"), rows, right=frozenset({4}))
 
 
 def _known_round(journal: Journal, round_id: str) -> dict[str, Any]:

@@ -51,6 +51,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "release": ("release", "make a release key pair, write (and sign) a release manifest"),
     "verify": ("verify", "the installed program against its signed manifest; the seeded digest; --shoe"),
     "users": ("users", "manage the employees of a running shoed (over its HTTP API)"),
+    "system": ("system", "install the shipped udev rules and systemd unit (system install), or show where they are"),
 }
 """subcommand -> (module under ``shoe.cli`` defining it, its help line in ``shoectl --help``)."""
 
@@ -92,7 +93,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 loaded.add(module)
         else:
             sub.add_parser(name, help=help_line, add_help=False)
+    _json_after_any_command(parser)
     return parser
+
+
+def _json_after_any_command(parser: argparse.ArgumentParser) -> None:
+    """``--json`` is accepted after every (sub)command too, as before it: ``shoectl dispense --json``.
+
+    Its default is suppressed below the top level, so the top level's ``--json`` is not reset by a
+    subcommand that was given without it.
+    """
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                if "--json" not in child._option_string_actions:
+                    child.add_argument(
+                        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable JSON output"
+                    )
+                _json_after_any_command(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 
@@ -29,6 +29,21 @@ def key_values(pairs: Mapping[str, Any], indent: int = 0) -> str:
     width = max((len(k) for k in pairs), default=0)
     pad = " " * indent
     return "\n".join(f"{pad}{k.replace('_', ' '):<{width}}  {v}" for k, v in pairs.items())
+
+
+def columns(header: Sequence[str], rows: Iterable[Sequence[Any]], right: frozenset[int] = frozenset()) -> str:
+    """A text table whose columns are as wide as their widest cell (header included), two spaces apart;
+    the columns numbered in ``right`` are right-aligned (counts), the last column is never padded."""
+    cells = [list(header), *([str(c) for c in row] for row in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    last = len(header) - 1
+
+    def line(row: list[str]) -> str:
+        return "  ".join(
+            c.rjust(widths[i]) if i in right else c if i == last else c.ljust(widths[i]) for i, c in enumerate(row)
+        )
+
+    return "\n".join(line(row).rstrip() for row in cells)
 
 
 def error_dict(message: str, hint: str, *, code: int, kind: str) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 By default the cards come from the in-process emulator loaded with exactly the script's ``"shoe"``
 list; ``--port`` (here or before the command) names another shoe.  The record is always JSON.
-An illegal script exits 9 (``Exit.RULES``) with ``shoectl: error: <what and where>`` on stderr and
+A file that is not JSON exits 2 (``Exit.USAGE``), as an unreadable one does; a round played to its
+end as void (a misdeal: an unreadable card, a card already dealt) exits 15 (``Exit.MISDEAL``) with its
+record on stdout. An illegal script exits 9 (``Exit.RULES``) with ``shoectl: error: <what and where>`` on stderr and
 nothing on stdout (under ``--json``: one ``{"error": ...}`` document); a device fault before the
 first card exits with its usual code.  A round cut short once cards are out (a jam, a stud action
 that does not fit a real shoe's cards) is void: its record, with an ``"error"`` member, is printed,
@@ -12,12 +14,15 @@ and the exit code is the cause's.  See docs/play-scripts.md.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from drivers.errors import ShoeError
 from shoe.cli.exit_codes import Exit, exit_code_for
 from shoe.cli.output import emit, error_dict, error_message
-from shoe.play import CutShort, load_script, run_script
+from shoe.play import CutShort, parse_script, run_script
 from shoe.rules.errors import RuleViolation
 
 __all__ = ["DEFAULT_PORT", "add_parsers", "cmd_play"]
@@ -32,11 +37,19 @@ CUT_HINT = "the round is void and every chip returned; its record is on stdout"
 def cmd_play(args: argparse.Namespace) -> int:
     port = None if args.port == DEFAULT_PORT else args.port
     try:
-        script = load_script(args.script)
+        raw = Path(args.script).read_bytes()
     except OSError as exc:
         error_message(f"cannot read script {args.script}: {exc.strerror or exc}", HINT, as_json=args.json,
                       code=Exit.USAGE, kind="usage")  # fmt: skip
         return Exit.USAGE
+    try:
+        # A file that is not JSON (cut short, another format) is bad input, not an illegal round: exit 2.
+        data = msgspec.json.decode(raw)  # strict JSON: no NaN/Infinity, no lone surrogate escape
+    except (msgspec.DecodeError, RecursionError) as exc:
+        error_message(f"{args.script}: not JSON: {exc}", HINT, as_json=args.json, code=Exit.USAGE, kind="usage")
+        return Exit.USAGE
+    try:
+        script = parse_script(data)
     except RuleViolation as exc:
         return _illegal(exc, args.json)
     try:
@@ -46,7 +59,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     except CutShort as exc:
         return _cut_short(exc)
     emit(record, as_json=True, human=str)
-    return Exit.OK
+    return Exit.MISDEAL if record.get("state") == "misdeal" else Exit.OK
 
 
 def _illegal(exc: RuleViolation, as_json: bool) -> int:

@@ -29,10 +29,19 @@ def cmd_keygen(args: argparse.Namespace) -> int:
     from shoe.release.signing import generate_key
 
     out = Path(args.out).expanduser()
+    if not out.parent.is_dir():
+        raise Refused(
+            f"{out.parent} does not exist (or is not a folder)",
+            f"create it first (mkdir -p -m 0700 {out.parent}), or choose --out in an existing folder",
+            Exit.USAGE,
+        )
     try:
         public, kid = generate_key(out)
-    except (FileExistsError, OSError) as exc:
+    except FileExistsError as exc:
         raise Refused(str(exc), "choose a new path; a key is never overwritten", Exit.USAGE) from None
+    except OSError as exc:
+        hint = "choose a folder you may write"
+        raise Refused(f"cannot write {out}: {exc.strerror or exc}", hint, Exit.USAGE) from None
     data = {"private_key": str(out), "public_key": str(public), "key_id": kid}
     emit(data, as_json=args.json, human=lambda d: key_values(d) + "\nkeep the private key offline (docs/deploy.md)")
     return int(Exit.OK)

@@ -1,4 +1,4 @@
-"""``shoectl users``: the employees of a running shoed, over its HTTP API (issue 13, docs/people.md).
+"""``shoectl users``: the employees of a running shoed, over its HTTP API (docs/people.md).
 
 ``add ID --name NAME --roles dealer[,floorperson...] [--badge B]`` (the PIN is read from stdin or asked
 for, never taken on the command line, where ``ps`` would show it), ``list``, ``disable ID``, ``enable
@@ -30,7 +30,7 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser(
         "users",
         help="manage the employees of a running shoed (over its HTTP API)",
-        description=__doc__,
+        description=(__doc__ or "").replace("``", ""),  # the docstring in plain text, no reST markup
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

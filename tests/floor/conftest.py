@@ -17,7 +17,18 @@ import pytest
 
 from tests.floor import pg
 
-PORT = int(os.environ.get("SHOE_FLOOR_PORT", "55433"))
+
+def _session_port() -> int:
+    """The throwaway cluster's port: 55433, and under pytest-xdist one port per worker above the fixed ports
+    the fault tests use (55434-55436), so two workers never start a cluster on the same one."""
+    if "SHOE_FLOOR_PORT" in os.environ:
+        return int(os.environ["SHOE_FLOOR_PORT"])
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    number = int(worker[2:]) if worker[2:].isdigit() else 0
+    return 55433 if number == 0 else 55440 + number
+
+
+PORT = _session_port()
 
 
 def _missing(reason: str) -> None:

@@ -114,8 +114,20 @@ class Cluster:
     def start(self) -> Cluster:
         pg_ctl = find_bin("pg_ctl")
         assert pg_ctl
-        _run([pg_ctl, "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start"])
+        try:
+            _run([pg_ctl, "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start"])
+        except RuntimeError as exc:
+            # The server's own log says why ("could not bind", a stale lock file, ...); the caller may remove
+            # the cluster's folder, log included, before anyone reads it: carry its tail in the error.
+            raise RuntimeError(f"{exc}\n{self.log_tail()}") from None
         return self
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            return f"(no server log at {self.log}: {exc.strerror})"
+        return f"server log {self.log}, last {min(lines, len(text))} lines:\n" + "\n".join(text[-lines:])
 
     def stop(self, mode: str = "fast") -> None:
         pg_ctl = find_bin("pg_ctl")

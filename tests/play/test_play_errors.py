@@ -122,7 +122,7 @@ def test_not_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"game": ')
     code, out, err = shoectl(capsys, "play", str(path))
-    assert (code, out) == (Exit.RULES, "") and "not JSON" in err
+    assert (code, out) == (Exit.USAGE, "") and "not JSON" in err  # bad input, not a rules violation
 
 
 def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -158,5 +158,5 @@ def test_a_script_is_strict_json(capsys: pytest.CaptureFixture[str], tmp_path: P
     path = tmp_path / "script.json"
     path.write_text(script)
     code, out, err = shoectl(capsys, "play", str(path))
-    assert (code, out) == (Exit.RULES, ""), err
+    assert (code, out) == (Exit.USAGE, ""), err  # not JSON: bad input, not a rules violation
     assert "not JSON" in err or "surrogate" in err, err

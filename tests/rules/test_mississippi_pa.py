@@ -225,6 +225,16 @@ def test_pa_progressive_lockout_and_chip_count_before_the_first_stack() -> None:
     assert r.deal_stack(1, parse_cards("AsKd")).kind == "stack"
 
 
+def test_the_chip_count_refusal_says_one_wager_in_the_singular() -> None:
+    r = pa_round()
+    r.place_wagers(1, 500, {SideBet.PROGRESSIVE: 100})
+    r.place_wagers(2, 500)
+    r.no_more_bets()
+    r.lock_progressive()
+    with pytest.raises(RuleViolation, match=r"accepted 1 progressive wager; recount"):
+        r.count_progressive_chips(2)
+
+
 def test_pa_stack_before_the_progressive_lockout_is_a_misdeal() -> None:
     r = pa_round()
     r.place_wagers(1, 500, {"progressive": 100})

@@ -155,6 +155,6 @@ def test_the_systemd_unit() -> None:
     assert service["Type"] == "notify" and service["NotifyAccess"] == "main"
     assert int(service["WatchdogSec"]) > 60 and service["Restart"] == "on-failure"
     assert (service["User"], service["Group"]) == ("shoe", "shoe")
-    assert service["ExecStart"].startswith("/usr/bin/shoed ")
+    assert service["ExecStart"].startswith("/opt/shoed/current/bin/shoed ")  # the release in service
     assert service["NoNewPrivileges"] == "yes" and service["ProtectSystem"] == "strict"
     assert service["StateDirectory"] == "shoed" and "journal" in service["Environment"]

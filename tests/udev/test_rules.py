@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from drivers.usb_ids import PRODUCT_ID, VENDOR_ID
 from shoe.doctor.model import GROUP
 from shoe.udev_rules import Rule, RulesSyntaxError, parse_line, parse_rules, shipped_rules_path, usb_id_hex
 
+ROOT = Path(__file__).resolve().parents[2]
 PATH = shipped_rules_path()
 TEXT = PATH.read_text()
 RULES = parse_rules(TEXT)
@@ -66,13 +68,29 @@ def test_no_program_is_ever_run() -> None:
     assert "RUN" not in re.sub(r"#.*", "", TEXT)
 
 
+def _skips(rule: Rule, key: str, value: str) -> bool:
+    """Whether an early-exit rule's one match (udev's ``a|b`` alternatives, no globs) holds for ``value``."""
+    ((_key, op, pattern),) = [t for t in rule.triples if t[0] == key]
+    return (value in pattern.split("|")) == (op == "==")
+
+
+@pytest.mark.parametrize("action", ["add", "change", "bind", "move", "unbind", "online", "offline"])
+def test_every_action_but_remove_reaches_the_rules(action: str) -> None:
+    # A "move" (a renamed node) that skipped the rules would lose the links and ID_MM_DEVICE_IGNORE:
+    # udev keeps only what the rules set at the latest event.
+    assert not _skips(EXIT_RULES[0], "ACTION", action)
+
+
+def test_remove_skips_the_rules() -> None:
+    assert _skips(EXIT_RULES[0], "ACTION", "remove")
+
+
 def test_early_exits_on_action_and_subsystem_to_a_label_at_the_end() -> None:
     action, subsystem = EXIT_RULES
-    assert action.keys == ["ACTION", "GOTO"] and action.triples[0][1] == "!="
+    assert action.keys == ["ACTION", "GOTO"] and action.triples[0] == ("ACTION", "==", "remove")
     assert subsystem.keys == ["SUBSYSTEM", "GOTO"] and subsystem.triples[0][1] == "!="
     label = END.values("LABEL")
     assert END.keys == ["LABEL"] and label == action.values("GOTO") == subsystem.values("GOTO")
-    assert "add" in action.values("ACTION")[0].split("|") and "remove" not in action.values("ACTION")[0]
     allowed = set(subsystem.values("SUBSYSTEM")[0].split("|"))
     used = {v for r in BODY for v in r.values("SUBSYSTEM", frozenset({"=="}))}
     assert used == allowed == {"tty", "usb", "usb-serial"}
@@ -102,7 +120,7 @@ def test_usb_vendor_interface_gets_the_same_group_and_mode() -> None:
 
 
 def test_readme_documents_the_placeholder_ids_and_the_install_commands() -> None:
-    readme = (PATH.parent / "README.md").read_text()
+    readme = (ROOT / "udev" / "README.md").read_text()
     for needle in (
         f"{usb_id_hex(VENDOR_ID)}:{usb_id_hex(PRODUCT_ID)}",
         "drivers/usb_ids.py",
@@ -112,6 +130,11 @@ def test_readme_documents_the_placeholder_ids_and_the_install_commands() -> None
         "placeholder",
     ):
         assert needle in readme, needle
+
+
+def test_the_checkout_link_is_the_shipped_file() -> None:
+    assert (ROOT / "udev" / "60-card-shoe.rules").resolve() == PATH
+    assert PATH.parent.name == "system" and PATH.parent.parent.name == "shoe"  # package data, in every wheel
 
 
 # The reader itself.

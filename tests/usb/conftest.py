@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from drivers.emulator.fake_usb import FakeUsbBus
+from tests.usb.libusb_bus import Bus, require_or_skip
 
 
 @pytest.fixture
@@ -16,3 +17,13 @@ def bus() -> Iterator[FakeUsbBus]:
     yield bus
     for device in bus.devices:
         assert not device.handles, "a test left a device handle open"
+
+
+@pytest.fixture(scope="module")
+def umockdev_bus() -> Iterator[Bus]:
+    """The umockdev bus for real libusb (skipped, or failed when required, without Debian's packages)."""
+    require_or_skip()
+    bus = Bus()
+    yield bus
+    errors = bus.close()
+    assert "Traceback" not in errors, errors

@@ -138,7 +138,7 @@ class Wagering:
         if type(count) is not int or count != expected:
             raise RuleViolation(
                 f"progressive chip count {count!r} refused: the system accepted {expected} progressive "
-                "wagers; recount, or have the floor resolve it",
+                f"{'wager' if expected == 1 else 'wagers'}; recount, or have the floor resolve it",
                 rule=rule,
                 code="chip-count-mismatch",
             )
