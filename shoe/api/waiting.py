@@ -19,6 +19,7 @@ import selectors
 import socket
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ _MESSAGES = {
     "reserved": "the table service is at its connection limit; its reserved slots serve only requests "
     "with a known bearer token",
     "slow": "the table service is at its connection limit, and this request did not arrive whole in time",
+    "crowded": "the table service is at its connection limit, and this request did not arrive whole in time",
 }
 
 Admit = Callable[[socket.socket, Any, bytes], str | None]
@@ -76,10 +78,18 @@ class _Entry:
     deadline: float
     lingering: bool
     data: bytes = b""
+    evicted: bool = False  # pushed out by a newer arrival while the room was full: refused by the room's thread
 
 
 class WaitingRoom:
-    """Sockets waiting for their request (or lingering after a 503), on one thread."""
+    """Sockets waiting for their request (or lingering after a 503), on one thread.
+
+    A full room never refuses a newcomer unheard: it evicts its oldest waiting socket instead (a ``503``,
+    reason ``crowded``). A request that comes whole at once (what every real client sends) is read
+    within a loop of its arrival and never the oldest, so a flood of slow connections, however often
+    it reconnects, cannot keep the display's requests from being read; what it can hold is only its
+    own sockets, each for less time the harder it pushes.
+    """
 
     def __init__(self, limits: Limits, admit: Admit, refusals: RefusalLog) -> None:
         self._limits = limits
@@ -92,8 +102,10 @@ class WaitingRoom:
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         refusals.waker = self._wake
         self._lock = threading.Lock()
-        self._incoming: list[tuple[socket.socket, _Entry]] = []
-        self._counts = {False: 0, True: 0}  # waiting, lingering
+        self._incoming: list[tuple[socket.socket, _Entry]] = []  # to register, on the room's thread
+        self._evicted: list[tuple[socket.socket, _Entry]] = []  # to refuse, on the room's thread
+        self._order: OrderedDict[socket.socket, _Entry] = OrderedDict()  # waiting sockets, oldest first
+        self._lingering = 0
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -110,16 +122,48 @@ class WaitingRoom:
             with contextlib.suppress(OSError):
                 key.fileobj.close()  # type: ignore[union-attr]
         with self._lock:
-            for sock, _ in self._incoming:
+            for sock, _ in self._incoming + self._evicted:
                 sock.close()
             self._incoming.clear()
+            self._evicted.clear()
+            self._order.clear()
         self._selector.close()
         self._wake_w.close()
 
+    @property
+    def waiting(self) -> int:
+        with self._lock:
+            return len(self._order)
+
     def add(self, sock: socket.socket, address: Any) -> None:
-        """Take a new connection (the accept thread calls this); a full room refuses it at once."""
-        if not self._enqueue(sock, _Entry(address, time.monotonic() + self._limits.reserved_wait_s, False)):
+        """Take a new connection (the accept thread calls this): a full room evicts its oldest to make room."""
+        entry = _Entry(address, time.monotonic() + self._limits.reserved_wait_s, False)
+        with self._lock:
+            admitted = not self._stopping.is_set() and len(self._evicted) < self._limits.waiting
+            if admitted:
+                if len(self._order) >= self._limits.waiting:
+                    victim, old = self._order.popitem(last=False)
+                    old.evicted = True
+                    self._evicted.append((victim, old))
+                self._order[sock] = entry
+                sock.setblocking(False)
+                self._incoming.append((sock, entry))
+        if admitted:
+            self._wake()
+        else:  # the room's thread is a whole room behind on its evictions: this one is refused unheard
             self.refuse(sock, "connections")
+
+    def shed(self, count: int) -> int:
+        """Evict up to ``count`` of the oldest waiting sockets now (the server is out of file descriptors)."""
+        with self._lock:
+            shed = 0
+            while self._order and shed < count:
+                victim, old = self._order.popitem(last=False)
+                old.evicted = True
+                self._evicted.append((victim, old))
+                shed += 1
+        self._wake()
+        return shed
 
     def refuse(self, sock: socket.socket, reason: str) -> None:
         """Answer ``503`` without blocking, count and log it, and let the socket linger."""
@@ -128,36 +172,42 @@ class WaitingRoom:
             sock.setblocking(False)
             sock.send(refusal_bytes(reason, self._limits.retry_after_s))
             sock.shutdown(socket.SHUT_WR)
-        if not self._enqueue(sock, _Entry(None, time.monotonic() + LINGER_S, True)):
-            sock.close()
-
-    def _enqueue(self, sock: socket.socket, entry: _Entry) -> bool:
         with self._lock:
-            if self._stopping.is_set() or self._counts[entry.lingering] >= self._limits.waiting:
-                return False
-            self._counts[entry.lingering] += 1
-            sock.setblocking(False)
-            self._incoming.append((sock, entry))
-        self._wake()
-        return True
+            lingers = not self._stopping.is_set() and self._lingering < self._limits.waiting
+            if lingers:
+                self._lingering += 1
+                self._incoming.append((sock, _Entry(None, time.monotonic() + LINGER_S, True)))
+        if lingers:
+            self._wake()
+        else:
+            sock.close()
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):
             self._wake_w.send(b"x")
 
+    def _claim(self, sock: socket.socket, entry: _Entry) -> bool:
+        """Take a waiting socket out of the room's order; ``False``: it was evicted first (refused elsewhere)."""
+        with self._lock:
+            if entry.evicted:
+                return False
+            self._order.pop(sock, None)
+            return True
+
     def _leave(self, sock: socket.socket, entry: _Entry, *, close: bool) -> None:
         with contextlib.suppress(KeyError, ValueError):
             self._selector.unregister(sock)
-        with self._lock:
-            self._counts[entry.lingering] -= 1
+        if entry.lingering:
+            with self._lock:
+                self._lingering -= 1
         if close:
             sock.close()
 
     def _run(self) -> None:
         while not self._stopping.is_set():
             now = time.monotonic()
-            entries = [(key.fileobj, key.data) for key in self._selector.get_map().values() if key.data]
-            nearest = min((e.deadline for _, e in entries), default=now + TICK_S)
+            entries = [key.data for key in self._selector.get_map().values() if key.data]
+            nearest = min((e.deadline for e in entries), default=now + TICK_S)
             busy = entries or self._refusals.pending  # else nothing is due: sleep until a wake byte
             for key, _ in self._selector.select(max(0.0, min(TICK_S, nearest - now)) if busy else IDLE_S):
                 if key.fileobj is self._wake_r:
@@ -165,17 +215,28 @@ class WaitingRoom:
                         self._wake_r.recv(4096)
                     continue
                 assert isinstance(key.fileobj, socket.socket)
-                self._read(key.fileobj, key.data)
+                if key.fileobj.fileno() >= 0:  # not refused and closed earlier in this same pass
+                    self._read(key.fileobj, key.data)
             with self._lock:
                 incoming, self._incoming = self._incoming, []
+                evicted, self._evicted = self._evicted, []
             for sock, entry in incoming:
-                self._selector.register(sock, selectors.EVENT_READ, entry)
+                if not entry.evicted:  # an evicted one is refused below, never registered
+                    self._selector.register(sock, selectors.EVENT_READ, entry)
+                    if not entry.lingering:
+                        self._read(sock, entry)  # a whole request is usually in already: admit it now
+            for sock, _ in evicted:
+                with contextlib.suppress(KeyError, ValueError):
+                    self._selector.unregister(sock)
+                self.refuse(sock, "crowded")
             now = time.monotonic()
             for key in list(self._selector.get_map().values()):
                 entry = key.data
                 if entry and entry.deadline <= now and isinstance(key.fileobj, socket.socket):
-                    self._leave(key.fileobj, entry, close=entry.lingering)
-                    if not entry.lingering:
+                    if entry.lingering:
+                        self._leave(key.fileobj, entry, close=True)
+                    elif self._claim(key.fileobj, entry):
+                        self._leave(key.fileobj, entry, close=False)
                         self.refuse(key.fileobj, "slow")
             self._refusals.flush()
 
@@ -187,13 +248,14 @@ class WaitingRoom:
         except OSError:
             chunk = b""
         if not chunk:
-            self._leave(sock, entry, close=True)
+            if entry.lingering or self._claim(sock, entry):
+                self._leave(sock, entry, close=True)
             return
         if entry.lingering:
             return  # drained: the client's request bytes, read so that close() sends no reset
         entry.data += chunk
         whole = _whole(entry.data)
-        if whole is False:
+        if whole is False or not self._claim(sock, entry):
             return
         self._leave(sock, entry, close=False)
         reason = "reserved" if whole is None else self._admit(sock, entry.address, entry.data)

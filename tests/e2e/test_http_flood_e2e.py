@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import select
 import socket
 import threading
 import time
@@ -136,3 +137,100 @@ def test_a_stalled_request_is_cut_at_the_whole_request_bound(table: Table) -> No
         cut = time.monotonic() - start
     assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
     assert REQUEST_S - 1.0 <= cut <= REQUEST_S + 3.0, cut
+
+
+class ReopeningFlood:
+    """The attack of the dealer lock-out: ``count`` connections, each a request line then one header line
+    every ``every_s``, and each one the server answers or closes opened again at once. One thread,
+    non-blocking sockets: 1,000 of them cost the test no thread each."""
+
+    def __init__(self, port: int, count: int, every_s: float = 15.0) -> None:
+        self.port, self.count, self.every_s = port, count, every_s
+        self.stop = threading.Event()
+        self.reopened = 0
+        self.ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="reopening-flood", daemon=True)
+
+    def _open(self) -> socket.socket | None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            sock.connect(("127.0.0.1", self.port))
+        return sock
+
+    def _run(self) -> None:
+        pending: dict[socket.socket, float] = {}  # connecting: the request line goes once writable
+        live: dict[socket.socket, float] = {}  # sent: the next header line is due at the value
+        started = time.monotonic()
+        deadline, line = started + ATTACK_S * 2, 0
+        try:
+            for _ in range(self.count):
+                pending[self._open()] = 0.0  # type: ignore[index]
+            while not self.stop.is_set() and time.monotonic() < deadline:
+                readable, writable, _ = select.select(list(live), list(pending), [], 0.05)
+                now = time.monotonic()
+                for sock in writable:
+                    del pending[sock]
+                    try:
+                        sock.send(f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n".encode())
+                        live[sock] = now + self.every_s
+                    except OSError:
+                        sock.close()
+                        pending[self._open()] = 0.0  # type: ignore[index]
+                        self.reopened += 1
+                for sock in readable:  # an answer (503, 408) or a close: open another at once
+                    live.pop(sock, None)
+                    sock.close()
+                    pending[self._open()] = 0.0  # type: ignore[index]
+                    self.reopened += 1
+                for sock, due in list(live.items()):
+                    if due <= now:
+                        line += 1
+                        try:
+                            sock.send(f"X-Slow-{line}: 1\r\n".encode())
+                            live[sock] = now + self.every_s
+                        except OSError:
+                            del live[sock]
+                            sock.close()
+                if now >= started + 1.0:  # every connection tried once by now (loopback connects are quick)
+                    self.ready.set()
+        finally:
+            self.ready.set()
+            for sock in [*pending, *live]:
+                sock.close()
+
+    def __enter__(self) -> ReopeningFlood:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self._thread.join(timeout=30)
+
+
+def _dealer_get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {TOKENS['dealer']}"})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    except OSError:
+        return 0
+    finally:
+        conn.close()
+
+
+def test_a_thousand_reopening_slow_connections_leave_the_dealer_every_request(table: Table) -> None:
+    """The attack: 1,000 slow connections, reopened at once, tokens on; 37 of 40 dealer GETs got 503
+    (a full waiting room refused each new connection before reading it). Now a full room evicts its
+    oldest, the dealer's whole request is read at once and takes a reserved slot: all 40 answered."""
+    port = table.api.port
+    with ReopeningFlood(port, 1000) as flood:
+        assert flood.ready.wait(ATTACK_S), "the flood did not open"
+        time.sleep(3.0)  # past the waiting room's first cut (2 s): the flood is reopening by now
+        statuses = [_dealer_get(port, "/v1/round" if i % 2 else "/v1/status") for i in range(40)]
+        reopened = flood.reopened
+    assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
+    assert reopened > 0, "the flood never reopened: the test did not reproduce the attack"
+    assert table.shoed.proc.alive()
