@@ -19,7 +19,7 @@ import selectors
 import socket
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +79,7 @@ class _Entry:
     lingering: bool
     data: bytes = b""
     evicted: bool = False  # pushed out by a newer arrival while the room was full: refused by the room's thread
+    done: bool = False  # a lingering socket already closed (its client closed first)
 
 
 class WaitingRoom:
@@ -106,6 +107,7 @@ class WaitingRoom:
         self._evicted: list[tuple[socket.socket, _Entry]] = []  # to refuse, on the room's thread
         self._order: OrderedDict[socket.socket, _Entry] = OrderedDict()  # waiting sockets, oldest first
         self._lingering = 0
+        self._lingerers: deque[tuple[socket.socket, _Entry]] = deque()  # registered, in deadline order
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -197,19 +199,33 @@ class WaitingRoom:
     def _leave(self, sock: socket.socket, entry: _Entry, *, close: bool) -> None:
         with contextlib.suppress(KeyError, ValueError):
             self._selector.unregister(sock)
-        if entry.lingering:
+        if entry.lingering and not entry.done:
+            entry.done = True
             with self._lock:
                 self._lingering -= 1
         if close:
             sock.close()
 
+    def _nearest(self) -> float | None:
+        """The next deadline: every socket waits as long as the others of its kind, so the oldest of each
+        kind (waiting, lingering) is the next due, and nothing is scanned (a flood holds a thousand)."""
+        with self._lock:
+            waiting = next(iter(self._order.values())).deadline if self._order else None
+        while self._lingerers and self._lingerers[0][1].done:
+            self._lingerers.popleft()
+        lingering = self._lingerers[0][1].deadline if self._lingerers else None
+        due = [t for t in (waiting, lingering) if t is not None]
+        return min(due) if due else None
+
     def _run(self) -> None:
         while not self._stopping.is_set():
             now = time.monotonic()
-            entries = [key.data for key in self._selector.get_map().values() if key.data]
-            nearest = min((e.deadline for e in entries), default=now + TICK_S)
-            busy = entries or self._refusals.pending  # else nothing is due: sleep until a wake byte
-            for key, _ in self._selector.select(max(0.0, min(TICK_S, nearest - now)) if busy else IDLE_S):
+            nearest = self._nearest()
+            if nearest is not None:
+                timeout = max(0.0, min(TICK_S, nearest - now))
+            else:  # nothing is due: sleep until a wake byte (or a refusal line to flush)
+                timeout = TICK_S if self._refusals.pending else IDLE_S
+            for key, _ in self._selector.select(timeout):
                 if key.fileobj is self._wake_r:
                     with contextlib.suppress(OSError):
                         self._wake_r.recv(4096)
@@ -221,24 +237,38 @@ class WaitingRoom:
                 incoming, self._incoming = self._incoming, []
                 evicted, self._evicted = self._evicted, []
             for sock, entry in incoming:
-                if not entry.evicted:  # an evicted one is refused below, never registered
-                    self._selector.register(sock, selectors.EVENT_READ, entry)
-                    if not entry.lingering:
-                        self._read(sock, entry)  # a whole request is usually in already: admit it now
+                if entry.evicted:
+                    continue  # refused below, never registered
+                self._selector.register(sock, selectors.EVENT_READ, entry)
+                if entry.lingering:
+                    self._lingerers.append((sock, entry))
+                else:
+                    self._read(sock, entry)  # a whole request is usually in already: admit it now
             for sock, _ in evicted:
                 with contextlib.suppress(KeyError, ValueError):
                     self._selector.unregister(sock)
                 self.refuse(sock, "crowded")
-            now = time.monotonic()
-            for key in list(self._selector.get_map().values()):
-                entry = key.data
-                if entry and entry.deadline <= now and isinstance(key.fileobj, socket.socket):
-                    if entry.lingering:
-                        self._leave(key.fileobj, entry, close=True)
-                    elif self._claim(key.fileobj, entry):
-                        self._leave(key.fileobj, entry, close=False)
-                        self.refuse(key.fileobj, "slow")
+            self._expire(time.monotonic())
             self._refusals.flush()
+
+    def _expire(self, now: float) -> None:
+        """Refuse the waiting sockets past their deadline (``slow``), close the lingering ones past theirs."""
+        with self._lock:
+            late = []
+            while self._order:
+                sock, entry = next(iter(self._order.items()))
+                if entry.deadline > now:
+                    break
+                del self._order[sock]
+                late.append(sock)
+        for sock in late:
+            with contextlib.suppress(KeyError, ValueError):
+                self._selector.unregister(sock)
+            self.refuse(sock, "slow")
+        while self._lingerers and (self._lingerers[0][1].done or self._lingerers[0][1].deadline <= now):
+            sock, entry = self._lingerers.popleft()
+            if not entry.done:
+                self._leave(sock, entry, close=True)
 
     def _read(self, sock: socket.socket, entry: _Entry) -> None:
         try:
