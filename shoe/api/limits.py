@@ -87,7 +87,8 @@ class Limits:
 
 def sockets_needed(limits: Limits) -> int:
     """The file descriptors the bounds allow the server to hold at once, with ``FD_MARGIN`` for the rest."""
-    return limits.connections + limits.reserved + limits.streams + 2 * limits.waiting + FD_MARGIN  # waiting, lingering
+    # waiting and lingering sockets, and evictions not yet answered (shoe.api.waiting.EVICTIONS_BEHIND)
+    return limits.connections + limits.reserved + limits.streams + 2 * limits.waiting + 64 + FD_MARGIN
 
 
 def fit_file_limit(limits: Limits) -> Limits:

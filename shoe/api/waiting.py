@@ -33,6 +33,8 @@ LINGER_S = 1.0
 MAX_HEAD = 64 * 1024  # the stdlib parser's own limits are 64 KiB a line, 100 headers
 MAX_BODY = 64 * 1024  # as shoe.api.handler.MAX_BODY: a larger body is refused there, unread
 TICK_S = 0.5
+EVICTIONS_BEHIND = 64  # evictions the room's thread has yet to answer before the accept thread waits for it
+CATCH_UP_S = 1.0  # how long the accept thread waits for that; still behind then, a newcomer is refused unheard
 IDLE_S = 60.0  # the longest sleep with no socket waiting and no refusal to log: an arrival wakes it (issue 16)
 
 _MESSAGES = {
@@ -103,6 +105,7 @@ class WaitingRoom:
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         refusals.waker = self._wake
         self._lock = threading.Lock()
+        self._caught_up = threading.Condition(self._lock)  # the room's thread has answered its evictions
         self._incoming: list[tuple[socket.socket, _Entry]] = []  # to register, on the room's thread
         self._evicted: list[tuple[socket.socket, _Entry]] = []  # to refuse, on the room's thread
         self._order: OrderedDict[socket.socket, _Entry] = OrderedDict()  # waiting sockets, oldest first
@@ -117,6 +120,8 @@ class WaitingRoom:
 
     def stop(self) -> None:
         self._stopping.set()
+        with self._lock:
+            self._caught_up.notify_all()
         self._wake()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -141,7 +146,9 @@ class WaitingRoom:
         """Take a new connection (the accept thread calls this): a full room evicts its oldest to make room."""
         entry = _Entry(address, time.monotonic() + self._limits.reserved_wait_s, False)
         with self._lock:
-            admitted = not self._stopping.is_set() and len(self._evicted) < self._limits.waiting
+            if len(self._evicted) >= EVICTIONS_BEHIND:  # let the room's thread catch up: the backlog holds the rest
+                self._caught_up.wait_for(self._is_caught_up, CATCH_UP_S)
+            admitted = not self._stopping.is_set() and len(self._evicted) < EVICTIONS_BEHIND
             if admitted:
                 if len(self._order) >= self._limits.waiting:
                     victim, old = self._order.popitem(last=False)
@@ -152,8 +159,11 @@ class WaitingRoom:
                 self._incoming.append((sock, entry))
         if admitted:
             self._wake()
-        else:  # the room's thread is a whole room behind on its evictions: this one is refused unheard
+        else:  # the room's thread is stuck behind its evictions: this one is refused unheard
             self.refuse(sock, "connections")
+
+    def _is_caught_up(self) -> bool:
+        return len(self._evicted) < EVICTIONS_BEHIND or self._stopping.is_set()
 
     def shed(self, count: int) -> int:
         """Evict up to ``count`` of the oldest waiting sockets now (the server is out of file descriptors)."""
@@ -236,6 +246,7 @@ class WaitingRoom:
             with self._lock:
                 incoming, self._incoming = self._incoming, []
                 evicted, self._evicted = self._evicted, []
+                self._caught_up.notify_all()
             for sock, entry in incoming:
                 if entry.evicted:
                     continue  # refused below, never registered

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import resource
 import select
+import shutil
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from shoe.api.limits import CONNECTIONS, REQUEST_S, RESERVED
+from shoe.api.limits import CONNECTIONS, REQUEST_S, RESERVED, Limits, sockets_needed
 from tests.e2e.conftest import Table
-from tests.e2e.support import TOKENS
+from tests.e2e.support import TOKENS, Proc, Shoed
 
 SLOW = 300
 ATTACK_S = 25.0  # an upper bound: the attack stops as soon as the test is done with it
@@ -234,3 +237,69 @@ def test_a_thousand_reopening_slow_connections_leave_the_dealer_every_request(ta
     assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
     assert reopened > 0, "the flood never reopened: the test did not reproduce the attack"
     assert table.shoed.proc.alive()
+
+
+class LimitedShoed(Shoed):
+    """``shoed`` started under ``prlimit --nofile=SOFT:HARD`` (the same process: prlimit execs it)."""
+
+    def __init__(self, table: Table, nofile: str) -> None:
+        super().__init__(table.root, str(table.link), table.journal, table.config, http_port=table.api.port,
+                         procs=table.procs)  # fmt: skip
+        self.nofile = nofile
+
+    def start(self) -> None:
+        argv = ["prlimit", f"--nofile={self.nofile}", "--", sys.executable, "-m", "shoe.shoed", "--config",
+                str(self.config), "--port", self.port_url, "--journal", str(self.journal), "--http",
+                f"127.0.0.1:{self.api.port}"]  # fmt: skip
+        self.runs.append(Proc("shoed", argv, self.root / f"shoed-limited-{len(self.runs)}.log"))
+        self._procs.append(self.proc)
+        self.wait_ready()
+
+
+def _open_files(pid: int) -> tuple[int, int]:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError("no open-file limit in /proc")
+
+
+def _restart_limited(table: Table, nofile: str) -> LimitedShoed:
+    if shutil.which("prlimit") is None:
+        pytest.skip("prlimit (util-linux) is not installed")
+    assert table.shoed.proc.stop() == 0
+    shoed = LimitedShoed(table, nofile)
+    shoed.start()
+    return shoed
+
+
+def test_a_low_soft_open_file_limit_is_raised_at_start(table: Table) -> None:
+    """A shell's soft limit of 1,024 is below what the bounds hold under a flood: shoed raises it."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    need = sockets_needed(Limits())
+    if hard != resource.RLIM_INFINITY and hard < need:
+        pytest.skip(f"the hard open-file limit here ({hard}) is below what the bounds need ({need})")
+    shoed = _restart_limited(table, f"1024:{'unlimited' if hard == resource.RLIM_INFINITY else hard}")
+    soft, _ = _open_files(shoed.proc.pid)
+    assert soft >= need, (soft, need)
+
+
+def test_a_hard_open_file_limit_too_low_still_leaves_the_dealer_served_under_the_flood(table: Table) -> None:
+    """Hard limit 1,024, 1,000 reopening slow connections: shoed shrinks its waiting room (and says so)
+    instead of running out of descriptors at accept, and the dealer's 40 GETs are all answered (a
+    degraded mode: a refusal is allowed one retry, as the display makes)."""
+    shoed = _restart_limited(table, "1024:1024")
+    port = table.api.port
+    with ReopeningFlood(port, 1000) as flood:
+        assert flood.ready.wait(ATTACK_S), "the flood did not open"
+        time.sleep(3.0)
+        statuses = []
+        for i in range(40):  # as the display does: a refusal retried once, after its Retry-After
+            status = _dealer_get(port, "/v1/round" if i % 2 else "/v1/status")
+            if status != 200:
+                time.sleep(2.0)
+                status = _dealer_get(port, "/v1/round" if i % 2 else "/v1/status")
+            statuses.append(status)
+    assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
+    assert shoed.proc.alive()
+    assert "open-file limit too low for the HTTP bounds" in shoed.proc.log.read_text(errors="replace")
