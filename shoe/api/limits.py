@@ -9,10 +9,14 @@ flood"); the limits are module constants (``Limits()`` holds them; tests pass sm
   at most ``WAITING`` sockets): if its whole request arrives within ``RESERVED_WAIT_S`` and it is
   one the dealer display makes (a known token, or any request when no tokens are configured, or a UI
   file) it gets one of the ``RESERVED`` slots, is answered and closed; otherwise ``503`` with
-  ``Retry-After``.  A connection that finds the waiting room full gets ``503`` at once;
+  ``Retry-After``.  A full waiting room evicts its oldest socket (``503``) for the newcomer, never
+  refuses the newcomer unheard: the dealer's whole request is read and its token checked first;
 - ``STREAMS`` event streams (``GET /v1/events``), counted apart: a stream lives for hours by design;
 - a request must arrive whole (request line, headers and body) within ``REQUEST_S`` of its first
   byte, however it is spread over reads; an idle keep-alive connection is closed after ``IDLE_S``.
+
+``fit_file_limit`` raises the process's open-file soft limit to what these bounds hold at once
+(``sockets_needed``), or shrinks the waiting room when the hard limit is lower.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ thread, ``.stop()`` ends every connection, event streams included.  ``serve(serv
 both from a ``ServiceConfig``.  The request handler is in ``shoe.api.handler``; the bounds on
 connections, streams and request time in ``shoe.api.limits`` (docs/api.md, "Bounds under a flood"):
 a new connection takes an ordinary slot and a thread, or waits without one in the waiting room
-(``shoe.api.waiting``) for a reserved slot, or is answered ``503`` at once.  The thread is a worker
+(``shoe.api.waiting``) until its whole request is in, then takes a reserved slot if its token is
+known (a full room evicts its oldest socket for it).  The open-file limit is fitted to the bounds
+at construction (``shoe.api.limits.fit_file_limit``).  The thread is a worker
 (``shoe.api.workers``) that serves one connection after another, not one started per connection.
 """
 

@@ -4,9 +4,10 @@ One thread and one selector hold up to ``Limits.waiting`` sockets and read what 
 whose whole request (headers, and the body its ``Content-Length`` announces) arrives within
 ``Limits.reserved_wait_s`` is offered to ``admit`` (the server: an ordinary slot if one came free,
 else a reserved slot if the request is eligible); anything else is answered ``503`` with
-``Retry-After`` and closed.  So a slow-loris connection costs a file descriptor for two seconds and
-never a thread, and the dealer display's quick requests still find a slot (docs/api.md, "Bounds
-under a flood").
+``Retry-After`` and closed.  A full room evicts its oldest waiting socket for a newcomer
+(:meth:`WaitingRoom.add`): an arrival is never refused before it was heard.  So a slow-loris
+connection costs a file descriptor for two seconds at most and never a thread, and the dealer
+display's quick requests still find a slot (docs/api.md, "Bounds under a flood").
 
 A refused socket lingers (``LINGER_S``, without a thread) after its ``503`` so that the client reads
 the answer: closing a socket with unread request bytes would reset the connection and lose it.
