@@ -1,6 +1,20 @@
 #!/usr/bin/env python3
-"""Slow-loris benchmark (issue 11 point 7): a dealer action's latency with 300 slow connections open.
+"""Slow-loris benchmarks: a dealer action's latency with 300 slow connections open, and a real dealer's
+round time with 1,000 slow connections that reopen at once.
 
+**Round time** (``--flood``, 1,000 by default; ``--only rounds`` runs it alone): ``shoed`` with tokens on
+its emulated shoe (a pty, ``bench/_shoed.py emulate``), and a dealer with a dealer token dealing full
+New York rounds over HTTP (open, no more bets, deal, release the stub, three streets of decisions and
+reveals, settle; a fresh deck loaded between rounds, untimed), as the display does: a ``503`` is
+retried after its ``Retry-After``. Calm and flood blocks alternate (calm, flood, calm, flood, calm,
+flood, calm); a flood is ``--flood`` connections, each a request line then one header line every
+``--every`` s (15), each one the server answers or closes opened again at once (one thread,
+non-blocking sockets, loopback only, in a process of its own: the attacker's CPU is not the dealer
+client's). Printed: the round time's median without and with the flood, their ratio (the goal:
+under 3), the dealer's 503s, the refusals. Bounded: the flood stops with its block, and after
+``FLOOD_MAX_S`` whatever happens.
+
+**POST latency** (``--slow``, 300):
 The real ``shoed`` (``emu://`` shoe, tokens configured, its real HTTP limits) is started once.  A
 dealer cycle is three POSTs (open a round, no more bets, void it: nothing is dealt, so the
 ``emu://`` shoe lasts) with a dealer token; each POST is timed from send to answer read.  In the same
@@ -19,7 +33,9 @@ import argparse
 import contextlib
 import http.client
 import json
+import multiprocessing
 import os
+import random
 import select
 import socket
 import statistics
@@ -27,14 +43,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import _report as report
-from bench._shoed import ShoedProcess
+from bench._shoed import EmulatorProcess, ShoedProcess
 
 DEALER = "bench-dealer-token-0123456789"
 OBSERVER = "bench-observer-token-0123456789"
@@ -42,6 +59,9 @@ ROUND = {"game": "mississippi-stud", "jurisdiction": "NY", "seats": [{"seat": 1,
 POLL_S = 0.2  # how often the attacker looks for connections the server answered or closed
 PACE_S = 0.15  # between two dealer cycles: a flood block then spans the waiting room's cuts (2 s)
 BLOCKS = 3  # flood blocks, each between two calm ones
+FLOOD_MAX_S = 600.0  # a flood stops by itself after this, whatever the bench is doing
+SEATS = (1, 2, 3)
+RETRY_S = 2.0  # a reset before any answer is retried after this (a 503 says its own Retry-After)
 CYCLE = (("/v1/rounds", ROUND), ("/v1/round/no-more-bets", {}), ("/v1/round/void", {"cause": "other"}))
 
 
@@ -141,6 +161,208 @@ class SlowLoris:
         self.thread.join(timeout=60)
 
 
+class ReopeningFlood:
+    """``count`` connections each sending a request line, then a header line every ``every_s``; each one the
+    server answers or closes is opened again at once (one thread, non-blocking sockets, 127.0.0.1 only)."""
+
+    def __init__(self, port: int, count: int, every_s: float = 15.0) -> None:
+        self.port, self.count, self.every_s = port, count, every_s
+        self.stop = threading.Event()
+        self.reopened = 0
+        self.thread = threading.Thread(target=self._run, name="reopening-flood", daemon=True)
+
+    def _open(self) -> socket.socket:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            sock.connect(("127.0.0.1", self.port))
+        return sock
+
+    def _run(self) -> None:
+        pending = {self._open() for _ in range(self.count)}  # connecting: the request line goes once writable
+        live: dict[socket.socket, float] = {}  # sent: when the next header line is due
+        deadline, line = time.monotonic() + FLOOD_MAX_S, 0
+        head = f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n".encode()
+        try:
+            while not self.stop.is_set() and time.monotonic() < deadline:
+                readable, writable, _ = select.select(list(live), list(pending), [], 0.05)
+                now = time.monotonic()
+                for sock in writable:
+                    pending.discard(sock)
+                    try:
+                        sock.send(head)
+                        live[sock] = now + self.every_s
+                    except OSError:
+                        sock.close()
+                        pending.add(self._open())
+                        self.reopened += 1
+                for sock in readable:  # a 503, a 408 or a close: another at once
+                    live.pop(sock, None)
+                    sock.close()
+                    pending.add(self._open())
+                    self.reopened += 1
+                for sock, due in list(live.items()):
+                    if due <= now:
+                        line += 1
+                        try:
+                            sock.send(f"X-Slow-{line}: 1\r\n".encode())
+                            live[sock] = now + self.every_s
+                        except OSError:
+                            del live[sock]
+                            sock.close()
+        finally:
+            for sock in [*pending, *live]:
+                sock.close()
+
+    def __enter__(self) -> ReopeningFlood:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=60)
+
+
+def _flood_child(port: int, count: int, every_s: float, stop: Any, reopened: Any) -> None:
+    with ReopeningFlood(port, count, every_s) as flood:
+        stop.wait(FLOOD_MAX_S)
+    reopened.value = flood.reopened
+
+
+class FloodProcess:
+    """:class:`ReopeningFlood` in a process of its own: the attacker is not the dealer's client, and its
+    CPU (and GIL) is not the dealer's. Stops with the block, or after ``FLOOD_MAX_S``; killed if it hangs."""
+
+    def __init__(self, port: int, count: int, every_s: float) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._reopened = context.Value("l", 0)
+        self._proc = context.Process(
+            target=_flood_child, args=(port, count, every_s, self._stop, self._reopened), daemon=True
+        )
+
+    @property
+    def reopened(self) -> int:
+        return int(self._reopened.value)
+
+    def __enter__(self) -> FloodProcess:
+        self._proc.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._proc.join(timeout=30)
+        if self._proc.is_alive():
+            self._proc.kill()
+            self._proc.join()
+
+
+class RetryingDealer:
+    """The dealer display's calls with a dealer token, one connection each (a reserved slot serves one
+    request): a ``503`` is retried after its ``Retry-After``, as the display does."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.refused = 0
+
+    def call(self, method: str, path: str, body: object = None) -> dict[str, object]:
+        headers = {"Authorization": f"Bearer {DEALER}", "Connection": "close"}
+        payload = None
+        if method == "POST":
+            payload = json.dumps(body or {}).encode()
+            headers["Content-Type"] = "application/json"
+        while True:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            try:
+                conn.request(method, path, body=payload, headers=headers)
+                reply = conn.getresponse()
+                data = reply.read()
+            except (ConnectionError, http.client.RemoteDisconnected):
+                self.refused += 1  # reset before an answer: retried like a 503
+                time.sleep(RETRY_S)
+                continue
+            finally:
+                conn.close()
+            if reply.status == 503:
+                self.refused += 1
+                time.sleep(float(reply.getheader("Retry-After") or RETRY_S))
+                continue
+            if reply.status >= 300:
+                raise RuntimeError(f"{method} {path}: {reply.status} {data[:200]!r}")
+            return dict(json.loads(data))
+
+    def post(self, path: str, body: object = None) -> dict[str, object]:
+        return self.call("POST", path, body)
+
+    def round(self) -> float:
+        """One full New York round, open to settle; its time in seconds."""
+        start = time.perf_counter()
+        self.post("/v1/rounds", {"game": "mississippi-stud", "jurisdiction": "NY",
+                                 "seats": [{"seat": s, "ante": 1000} for s in SEATS]})  # fmt: skip
+        self.post("/v1/round/no-more-bets")
+        self.post("/v1/round/deal")
+        self.post("/v1/round/release-stub")
+        for index in (1, 2, 3):
+            for seat in SEATS:
+                self.post("/v1/round/decisions", {"seat": seat, "multiple": 1})
+            self.post("/v1/round/reveal", {"index": index})
+        settled = self.post("/v1/round/settle")
+        if settled.get("state") != "complete":
+            raise RuntimeError(f"the round did not settle: {settled.get('state')}")
+        return time.perf_counter() - start
+
+
+def round_times(tmp: Path, *, flood: int, every_s: float, rounds: int) -> None:
+    """The round-time figure (module docstring): calm and flood blocks alternating in one run."""
+    config = tmp / "rounds.toml"
+    config.write_text(f'[tokens]\ndealer = "{DEALER}"\nobserver = "{OBSERVER}"\n')
+    with (
+        EmulatorProcess(tmp / "shoe0", tmp / "emulator.log", random.randrange(1 << 30)) as emulator,
+        ShoedProcess(str(emulator.link), tmp / "rounds.sqlite", tmp / "rounds.log", config) as shoed,
+    ):
+        port = int(shoed.url.rsplit(":", 1)[1].rstrip("/"))
+        dealer = RetryingDealer(port)
+        load: Callable[[], None] = emulator.load
+
+        def deal(n: int) -> list[float]:
+            out = []
+            for _ in range(n):
+                out.append(dealer.round())
+                load()  # untimed: the dealer loads a fresh deck
+            return out
+
+        deal(1)  # warm-up
+        times: dict[str, list[float]] = {"calm": [], "flood": []}
+        refusals = {"calm": 0, "flood": 0}
+        reopened = 0
+        for block in range(2 * BLOCKS + 1):
+            phase = "flood" if block % 2 else "calm"
+            with FloodProcess(port, flood, every_s) if phase == "flood" else contextlib.nullcontext() as attack:
+                if attack is not None:
+                    time.sleep(3.0)  # the flood open, past the waiting room's first cut (2 s), reopening
+                before = dealer.refused
+                times[phase] += deal(rounds)
+                refusals[phase] += dealer.refused - before
+            if attack is not None:
+                reopened += attack.reopened  # known once the flood's process has ended
+            if phase == "flood":
+                time.sleep(2.0)  # the flood's sockets gone before the calm block
+        counts = refused(port)
+    report.define("round", f"a full NY round for {len(SEATS)} seats over HTTP with a dealer token, open .. settle "
+                  "answered, a 503 retried after its Retry-After (the display)")  # fmt: skip
+    report.define("reopening flood", f"{flood} slow connections (a header line every {every_s:g} s), each one "
+                  "answered or closed opened again at once")  # fmt: skip
+    calm, flooded = statistics.median(times["calm"]), statistics.median(times["flood"])
+    report.say(f"round, calm: median {calm:.3f} s (n={len(times['calm'])}, max {max(times['calm']):.3f} s, "
+               f"503s {refusals['calm']})")  # fmt: skip
+    report.say(f"round, reopening flood: median {flooded:.3f} s (n={len(times['flood'])}, max "
+               f"{max(times['flood']):.3f} s, 503s {refusals['flood']})")  # fmt: skip
+    report.ratio("round, flood/calm", flooded / calm, "the calm median (medians, interleaved blocks; goal under 3)")
+    report.figure("connections refused (round-time run)", sum(counts.values()), "connections",
+                  note=f"{reopened} reopened; " + ", ".join(f"{r} {n}" for r, n in counts.items()))  # fmt: skip
+    report.say(f"context: {os.cpu_count()} CPUs, load average (1 min) {os.getloadavg()[0]:.2f}")
+
+
 def threads(pid: int) -> int:
     line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("Threads:"))
     return int(line.split()[1])
@@ -172,36 +394,49 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer cycles (well under a minute)")
     parser.add_argument("--slow", type=int, default=300, help="slow-loris connections (default 300)")
     parser.add_argument("--cycles", type=int, help="dealer cycles per phase and client (default 30; --quick 8)")
+    parser.add_argument("--flood", type=int, default=1000, help="reopening slow connections (default 1000)")
+    parser.add_argument("--every", type=float, default=15.0, help="their header line every so many s (default 15)")
+    parser.add_argument("--rounds", type=int, help="dealer rounds per block of the round-time run (default 4; quick 2)")
+    parser.add_argument("--only", choices=("posts", "rounds"), help="one of the two figures")
     args, _ = parser.parse_known_args(argv)  # bench/run passes every bench the same flags
     cycles = args.cycles or (8 if args.quick else 30)
     with tempfile.TemporaryDirectory(prefix="bench-slowloris-") as folder:
         tmp = Path(folder)
-        config = tmp / "shoed.toml"
-        config.write_text(f'[tokens]\ndealer = "{DEALER}"\nobserver = "{OBSERVER}"\n')
-        with ShoedProcess("emu://?seed=7", tmp / "journal.sqlite", tmp / "shoed.log", config) as shoed:
-            port = int(shoed.url.rsplit(":", 1)[1].rstrip("/"))
-            keep = Dealer(port, fresh=False)
-            fresh = Dealer(port, fresh=True)
-            keep.cycles(2)  # warm-up; the keep-alive connection stays open into the flood
-            idle_threads = threads(shoed.pid)
-            results: dict[str, dict[str, list[float]]] = {"fresh": {}, "keep-alive": {}}
-            flood_threads, reopened = 0, 0
-            for block in range(2 * BLOCKS + 1):  # calm, flood, calm, ... calm: drift on the host hits both alike
-                phase = "flood" if block % 2 else "calm"
-                with SlowLoris(port, args.slow) if phase == "flood" else contextlib.nullcontext() as attack:
-                    if attack is not None:
-                        time.sleep(2.0)  # the ordinary slots taken, the waiting room filling and cutting
-                        flood_threads = max(flood_threads, threads(shoed.pid))
-                    for how, dealer in (("fresh", fresh), ("keep-alive", keep)):
-                        results[how].setdefault(phase, []).extend(dealer.cycles(max(1, cycles // BLOCKS)))
-                    if attack is not None:
-                        flood_threads = max(flood_threads, threads(shoed.pid))
-                        reopened += attack.reopened
-                if phase == "flood":
-                    time.sleep(1.0)
-            keep.close()
-            counts = refused(port)
-    report.define("flood", f"{args.slow} slow-loris connections open (each sends one header line every 2 s, never "
+        if args.only != "posts":
+            round_times(tmp, flood=args.flood, every_s=args.every, rounds=args.rounds or (2 if args.quick else 4))
+        if args.only == "rounds":
+            return
+        post_latency(tmp, args.slow, cycles)
+
+
+def post_latency(tmp: Path, slow: int, cycles: int) -> None:
+    """The POST-latency figure (module docstring)."""
+    config = tmp / "shoed.toml"
+    config.write_text(f'[tokens]\ndealer = "{DEALER}"\nobserver = "{OBSERVER}"\n')
+    with ShoedProcess("emu://?seed=7", tmp / "journal.sqlite", tmp / "shoed.log", config) as shoed:
+        port = int(shoed.url.rsplit(":", 1)[1].rstrip("/"))
+        keep = Dealer(port, fresh=False)
+        fresh = Dealer(port, fresh=True)
+        keep.cycles(2)  # warm-up; the keep-alive connection stays open into the flood
+        idle_threads = threads(shoed.pid)
+        results: dict[str, dict[str, list[float]]] = {"fresh": {}, "keep-alive": {}}
+        flood_threads, reopened = 0, 0
+        for block in range(2 * BLOCKS + 1):  # calm, flood, calm, ... calm: drift on the host hits both alike
+            phase = "flood" if block % 2 else "calm"
+            with SlowLoris(port, slow) if phase == "flood" else contextlib.nullcontext() as attack:
+                if attack is not None:
+                    time.sleep(2.0)  # the ordinary slots taken, the waiting room filling and cutting
+                    flood_threads = max(flood_threads, threads(shoed.pid))
+                for how, dealer in (("fresh", fresh), ("keep-alive", keep)):
+                    results[how].setdefault(phase, []).extend(dealer.cycles(max(1, cycles // BLOCKS)))
+                if attack is not None:
+                    flood_threads = max(flood_threads, threads(shoed.pid))
+                    reopened += attack.reopened
+            if phase == "flood":
+                time.sleep(1.0)
+        keep.close()
+        counts = refused(port)
+    report.define("flood", f"{slow} slow-loris connections open (each sends one header line every 2 s, never "
                   "ends its request, and is opened again when the server closes it)")  # fmt: skip
     report.define("dealer POST", "open a round, no more bets or void, with a dealer token: send -> answer read")
     for how, phases in results.items():

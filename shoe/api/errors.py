@@ -23,6 +23,8 @@ STATUS_CODES: Mapping[str, int] = {
     "forbidden": 403,
     "foreign-host": 403,
     "foreign-origin": 403,
+    "cross-site": 403,
+    "ambiguous-header": 403,
     "not-found": 404,
     "method-not-allowed": 405,
     "cursor-ahead": 409,

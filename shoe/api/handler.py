@@ -207,6 +207,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         api.hosts.check(self.headers, self.connection.getsockname())  # before anything: Host, then Origin
         lowered = {k.lower(): v for k, v in self.headers.items()}  # once, for the UI's files and the route
         static = static_reply(self.command, url.path, lowered)
+        api.hosts.check_site(self.headers, self.command, page=static is not None)
         if static is not None:  # the UI's files (shoe/ui/static): no token, not in the route table
             return static
         routes = find(url.path)

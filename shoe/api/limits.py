@@ -9,15 +9,21 @@ flood"); the limits are module constants (``Limits()`` holds them; tests pass sm
   at most ``WAITING`` sockets): if its whole request arrives within ``RESERVED_WAIT_S`` and it is
   one the dealer display makes (a known token, or any request when no tokens are configured, or a UI
   file) it gets one of the ``RESERVED`` slots, is answered and closed; otherwise ``503`` with
-  ``Retry-After``.  A connection that finds the waiting room full gets ``503`` at once;
+  ``Retry-After``.  A full waiting room evicts its oldest socket (``503``) for the newcomer, never
+  refuses the newcomer unheard: the dealer's whole request is read and its token checked first;
 - ``STREAMS`` event streams (``GET /v1/events``), counted apart: a stream lives for hours by design;
 - a request must arrive whole (request line, headers and body) within ``REQUEST_S`` of its first
   byte, however it is spread over reads; an idle keep-alive connection is closed after ``IDLE_S``.
+
+``fit_file_limit`` raises the process's open-file soft limit to what these bounds hold at once
+(``sockets_needed``), or shrinks the waiting room when the hard limit is lower.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import resource
 import socket
 import threading
 import time
@@ -49,12 +55,14 @@ __all__ = [
     "Limits",
     "RefusalLog",
     "RequestClock",
+    "fit_file_limit",
+    "sockets_needed",
 ]
 
 CONNECTIONS = 64  # ordinary connections (one thread each)
 RESERVED = 8  # slots for a whole, quick, authenticated request when the ordinary ones are taken
 STREAMS = 16  # event streams open at once (the dealer display and technician pages hold one each)
-WAITING = 256  # sockets waiting (no thread) for a reserved slot
+WAITING = 1024  # sockets waiting (no thread) for their whole request: past it the oldest is evicted
 REQUEST_S = 10.0  # a whole request (headers and body) from its first byte
 IDLE_S = 5.0  # an idle keep-alive connection, or a new one that sends nothing, is closed after this
 RESERVED_WAIT_S = 2.0  # the whole request must be in within this to take a reserved slot
@@ -62,6 +70,7 @@ SEND_S = 30.0  # one blocked send of an answer (a client that does not read) end
 RETRY_AFTER_S = 2  # the Retry-After of a 503
 BACKLOG = 128  # the listen backlog (the kernel caps it at net.core.somaxconn)
 LOG_EVERY_S = 10.0  # at most one "connections refused" line this often; each carries the count
+FD_MARGIN = 256  # file descriptors beside the sockets: the journal, the people store, the shoe, logs, imports
 
 log = structlog.get_logger("shoe.api")
 
@@ -78,6 +87,41 @@ class Limits:
     send_s: float = SEND_S
     retry_after_s: int = RETRY_AFTER_S
     backlog: int = BACKLOG
+
+
+def sockets_needed(limits: Limits) -> int:
+    """The file descriptors the bounds allow the server to hold at once, with ``FD_MARGIN`` for the rest."""
+    # waiting and lingering sockets, and evictions not yet answered (shoe.api.waiting.EVICTIONS_BEHIND)
+    return limits.connections + limits.reserved + limits.streams + 2 * limits.waiting + 64 + FD_MARGIN
+
+
+def fit_file_limit(limits: Limits) -> Limits:
+    """``limits`` that the process's open-file limit can hold: the soft limit raised (to the hard one at
+    most) so that every socket the bounds allow has a descriptor, else the waiting room made smaller.
+
+    Out of descriptors, ``accept`` fails and the connection stays in the backlog, the dealer's with the
+    flood's: a server must never reach that by its own bounds (a shell's default soft limit is 1,024).
+    """
+    need = sockets_needed(limits)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return limits
+    room = max(16, (soft - (need - 2 * limits.waiting)) // 2)
+    log.warning(
+        "open-file limit too low for the HTTP bounds",
+        limit=soft,
+        needed=need,
+        waiting=room,
+        hint="raise LimitNOFILE (systemd) or ulimit -n: fewer sockets can wait for their request under a flood",
+    )
+    return dataclasses.replace(limits, waiting=room)
 
 
 class RefusalLog:

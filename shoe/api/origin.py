@@ -3,13 +3,16 @@
 A browser lets any page send a "simple" request to any origin (``fetch(url, {method: "POST", mode:
 "no-cors"})``, a form): it cannot read the answer, but the request is made.  With no tokens
 configured (loopback only) that alone would let a page of another origin deal; DNS rebinding (a
-name the attacker controls pointed at 127.0.0.1) would let it read the answers too.  Three checks,
-on every request (issue 10 break 7; docs/api.md, "Cross-origin requests"):
+name the attacker controls pointed at 127.0.0.1) would let it read the answers too.  The checks,
+on every request (docs/api.md, "Cross-origin requests"):
 
 - **Host** must name this server: a loopback bind answers to ``localhost``, ``127.0.0.1`` and
   ``[::1]`` with its port; any other bind to its own address (a wildcard bind: the address the
   connection came in on).  A rebound name is refused ``403 foreign-host``.
-- **Origin**, when sent, must be this server's own (``http://`` + the Host): ``403 foreign-origin``.
+- **Origin**, when sent, must be this server's own (``http://`` + the Host): ``403 foreign-origin``;
+- **Sec-Fetch-Site**, when sent, must say this server's own pages (or none: typed, bookmarked) made
+  the request: ``403 cross-site`` (a link to a UI page from another site still opens it);
+- each header a decision rests on (:data:`SINGLE`) comes once: ``403 ambiguous-header``;
 - **Content-Type: application/json** on every POST, body or not (``shoe.api.handler``): a page can
   send that type only after a CORS preflight, which this server never grants.
 """
@@ -23,8 +26,10 @@ from typing import Any
 from shoe.api.auth import is_loopback
 from shoe.api.errors import ApiError
 
-__all__ = ["LOOPBACK_NAMES", "HostCheck", "split_host"]
+__all__ = ["LOOPBACK_NAMES", "SINGLE", "HostCheck", "split_host"]
 
+SINGLE = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest", "Authorization", "Content-Type")
+"""The headers a refusal or a role is decided on: each must come once (``403 ambiguous-header``)."""
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 _WILDCARDS = ("", "0.0.0.0", "::")
 
@@ -80,7 +85,15 @@ class HostCheck:
         return parsed[0] in self.names or (self.wildcard and parsed[0] == _name(str(local[0])))
 
     def check(self, headers: Message, local: Any) -> None:
-        """Raise the refusal for a request whose Host or Origin is not this server's."""
+        """Raise the refusal for a request whose Host or Origin is not this server's, or that names a
+        header this server decides on more than once."""
+        for name in SINGLE:
+            sent = headers.get_all(name) or []
+            if len(sent) > 1:  # which one counts is a guess, and a reader that takes the other is fooled
+                raise ApiError(
+                    "ambiguous-header",
+                    f"this request has {len(sent)} {name} headers; send it once (this server decides on it)",
+                )
         hosts = headers.get_all("Host") or []
         if len(hosts) != 1:
             raise ApiError(
@@ -105,6 +118,27 @@ class HostCheck:
                 f"a page of another origin ({str(origin)[:100]!r}) may not call this server; only its own "
                 f"pages (http://{host[:100]}) may",
             )
+
+    def check_site(self, headers: Message, method: str, *, page: bool) -> None:
+        """Refuse a request a browser says another site made (``Sec-Fetch-Site``, Fetch Metadata).
+
+        ``same-origin`` (this server's own pages) and ``none`` (typed, bookmarked) pass; ``same-site``
+        and ``cross-site`` are refused on every route, event stream included: a no-cors GET carries no
+        ``Origin``, so this is what tells a page's request from the display's. Only a top-level
+        navigation to one of the UI's files (``page``) passes from another site: a link to the display.
+        """
+        site = (headers.get("Sec-Fetch-Site") or "").strip().lower()
+        if site in ("", "same-origin", "none"):
+            return
+        mode = (headers.get("Sec-Fetch-Mode") or "").strip().lower()
+        dest = (headers.get("Sec-Fetch-Dest") or "").strip().lower()
+        if page and method in ("GET", "HEAD") and mode == "navigate" and dest == "document":
+            return
+        raise ApiError(
+            "cross-site",
+            f"the browser says another site made this request (Sec-Fetch-Site: {site[:40]}); only this "
+            "server's own pages may call it",
+        )
 
     def example(self) -> str:
         name = "127.0.0.1" if "127.0.0.1" in self.names else (min(self.names) if self.names else "<its address>")

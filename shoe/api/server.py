@@ -6,13 +6,16 @@ thread, ``.stop()`` ends every connection, event streams included.  ``serve(serv
 both from a ``ServiceConfig``.  The request handler is in ``shoe.api.handler``; the bounds on
 connections, streams and request time in ``shoe.api.limits`` (docs/api.md, "Bounds under a flood"):
 a new connection takes an ordinary slot and a thread, or waits without one in the waiting room
-(``shoe.api.waiting``) for a reserved slot, or is answered ``503`` at once.  The thread is a worker
+(``shoe.api.waiting``) until its whole request is in, then takes a reserved slot if its token is
+known (a full room evicts its oldest socket for it).  The open-file limit is fitted to the bounds
+at construction (``shoe.api.limits.fit_file_limit``).  The thread is a worker
 (``shoe.api.workers``) that serves one connection after another, not one started per connection.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import selectors
 import socket
 import threading
@@ -26,7 +29,7 @@ import structlog
 
 from shoe.api.auth import Authenticator, check_bind
 from shoe.api.handler import Handler
-from shoe.api.limits import Gate, Limits, RefusalLog
+from shoe.api.limits import Gate, Limits, RefusalLog, fit_file_limit
 from shoe.api.metrics import ApiCounters
 from shoe.api.origin import HostCheck
 from shoe.api.routes import Service
@@ -41,6 +44,9 @@ __all__ = ["ApiServer", "serve"]
 
 log = structlog.get_logger("shoe.api")
 ACCEPT_WAIT_S = 60.0  # the accept loop's longest sleep: a connection or shutdown() wakes it sooner
+ACCEPT_BATCH = 64  # connections taken off the backlog per wake-up, before the loop looks at shutdown()
+SHED_ON_EMFILE = 32  # waiting sockets evicted when accept() finds no file descriptor
+EMFILE_PAUSE_S = 0.005
 
 
 @dataclass
@@ -86,6 +92,7 @@ class _HTTPServer(ThreadingHTTPServer):
             self._wake_r.close()
             self._wake_w.close()
             raise
+        self.socket.setblocking(False)  # accept until the backlog is empty, then back to the select
 
     def serve_forever(self, poll_interval: float = ACCEPT_WAIT_S) -> None:
         """Accept until ``shutdown()``: one ``select`` on the listening socket and the wake socket, so an idle
@@ -103,11 +110,27 @@ class _HTTPServer(ThreadingHTTPServer):
             self._served.set()
 
     def _accept_one(self) -> None:
-        """One connection off the backlog, as ``socketserver``'s own loop takes it."""
-        try:
-            request, client_address = self.get_request()
-        except OSError:
-            return
+        """Every connection the backlog holds now (``ACCEPT_BATCH`` at most), each as ``socketserver``'s own
+        loop takes it: a flood that refills the backlog as fast as it is emptied still leaves the loop."""
+        for _ in range(ACCEPT_BATCH):
+            try:
+                request, client_address = self.get_request()
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE):
+                    self._out_of_files()
+                return
+            self._take(request, client_address)
+
+    def _out_of_files(self) -> None:
+        """No descriptor for a new connection: free the oldest waiting sockets, and wait a moment rather than
+        spin (the listening socket stays readable while the backlog holds connections)."""
+        self.api.refusals.note("out-of-files")
+        self.room.shed(SHED_ON_EMFILE)
+        time.sleep(EMFILE_PAUSE_S)
+
+    def _take(self, request: socket.socket, client_address: Any) -> None:
         try:
             self.process_request(request, client_address)
         except Exception:
@@ -190,7 +213,7 @@ class ApiServer:
         check_bind(host, tokens)
         self.service = service
         self.auth = Authenticator(tokens, people)  # people: the employees store, closed with the server
-        self.limits = limits or Limits()
+        self.limits = fit_file_limit(limits or Limits())
         self.counters = ApiCounters()
         self.refusals = RefusalLog(self.counters)
         self.stopping = threading.Event()

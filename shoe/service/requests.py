@@ -35,6 +35,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
 
+from shoe.service import strict_json
+
 __all__ = [
     "MAX_CENTS",
     "MAX_METER_CENTS",
@@ -269,11 +271,6 @@ class RequestError(ValueError):
     """A request that is not of its type; ``str()`` names the JSON path of the first problem."""
 
 
-# A JSON string escape of a lone surrogate: \uD800-\uDBFF not followed by a low one, or a low one alone.
-_LONE_ESCAPE = re.compile(
-    rb"(?<!\\)(?:\\\\)*\\u(?:[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    rb"|[dD][c-fC-F][0-9a-fA-F]{2})"
-)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_WALK = 64  # deeper than any request type: refused before the walk goes further
 
@@ -300,29 +297,18 @@ def _message(exc: msgspec.ValidationError) -> str:
 def decode(raw: bytes, kind: Any) -> Any:
     """The request of type ``kind`` in a JSON body (an empty body is ``{}``); :class:`RequestError` if not.
 
-    Decoded straight into ``kind``. A number with a zero fraction (``2.0``) is the integer it equals,
-    as JSON Schema has it (the fuzzer sends them): only for such a body is the JSON decoded untyped,
-    cleaned and converted.
+    The bytes become data in one place, :func:`shoe.service.strict_json.loads` (no duplicate key at
+    any depth, no ``NaN``/``Infinity``, no lone surrogate, bounded depth and integers), then become
+    ``kind``. A number with a zero fraction (``2.0``) is the integer it equals, as JSON Schema has it
+    (the fuzzer sends them).
     """
-    if not raw.strip():
-        raw = b"{}"
     try:
-        return msgspec.json.decode(raw, type=kind)
-    except msgspec.ValidationError as exc:
-        if "got `float`" not in str(exc):
-            raise RequestError(_message(exc)) from None
-        first = exc
-    except msgspec.DecodeError as exc:
-        if _LONE_ESCAPE.search(raw):
-            raise RequestError(
-                "the body holds a lone UTF-16 surrogate escape (such as \\ud800): strings must be Unicode text"
-            ) from None
-        raise RequestError(f"the body is not valid JSON: {exc}") from None
-    try:
-        value = _clean(msgspec.json.decode(raw), "$")
+        value = strict_json.loads(raw if raw.strip() else b"{}", whole_floats=True)
         return msgspec.convert(value, kind, strict=True)
-    except (msgspec.ValidationError, RecursionError):
-        raise RequestError(_message(first)) from None
+    except strict_json.JsonError as exc:
+        raise RequestError(str(exc)) from None
+    except msgspec.ValidationError as exc:
+        raise RequestError(_message(exc)) from None
 
 
 def _clean(value: object, path: str, depth: int = 0) -> object:

@@ -35,7 +35,7 @@ OPENINGS: list[tuple[str, str, bytes, str]] = [
     ("dealer", "/v1/rounds", (NY % f'"table": {{"name": "t1\\r\\nX"}}, {SEAT1}').encode(), "$.table"),
     ("dealer", "/v1/rounds", (NY % '"seats": [{"seat": "\\u00b2", "ante": 500}]').encode(), "$.seats[0].seat"),
     ("dealer", "/v1/rounds", (NY % f'"seats": [{{"seat": 1, "ante": {"9" * 5000}}}]').encode(), "$.seats[0].ante"),
-    ("dealer", "/v1/rounds", (NY % f'"seats": {"[" * DEEP}{"]" * DEEP}').encode(), "$.seats[0]"),
+    ("dealer", "/v1/rounds", (NY % f'"seats": {"[" * DEEP}{"]" * DEEP}').encode(), "nested deeper"),
     ("dealer", "/v1/rounds", (NY % '"seats": {"1": {"ante": 500}}').encode(), "$.seats"),
 ]  # fmt: skip
 HOSTILE: list[tuple[str, str, bytes, str]] = [

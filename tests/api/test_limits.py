@@ -8,6 +8,8 @@ A "slow-loris" connection sends a request's header lines one at a time, slowly, 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import select
 import socket
 import threading
 import time
@@ -122,27 +124,32 @@ def test_an_idle_keep_alive_connection_is_closed_after_the_idle_bound(small: Api
         assert time.monotonic() - start <= SMALL.idle_s + 1.0
 
 
-def test_past_the_cap_a_connection_gets_503_with_retry_after_at_once_counted_and_logged(small: ApiServer) -> None:
-    with capture_logs() as logs:
-        socks = slow_loris(small.address, SMALL.connections + SMALL.waiting)
+def test_past_the_cap_the_oldest_waiting_connection_is_evicted_with_503_counted_and_logged(
+    service: TableService,
+) -> None:
+    """A full waiting room refuses its oldest socket, not the newcomer unheard: the newcomer's whole
+    request is served (the old room answered it 503 before reading a byte: a flood that reconnected at
+    once kept the room full and the dealer out)."""
+    limits = dataclasses.replace(SMALL, reserved_wait_s=10.0)  # nobody leaves the room by its deadline here
+    with ApiServer(service, "127.0.0.1", 0, limits=limits) as server, capture_logs() as logs:
+        socks = slow_loris(server.address, limits.connections + limits.waiting)  # every slot, a full room
         try:
             time.sleep(0.3)
-            with socket.create_connection(small.address, timeout=5) as sock:
-                data = read_all(sock, 3.0)  # refused before it sent anything: the answer needs no request
-            assert data.startswith(b"HTTP/1.1 503"), data[:80]
-            assert b"\r\nRetry-After: " in data and b'"code":"unavailable"' in data
-            for _ in range(5):
-                with socket.create_connection(small.address, timeout=5) as sock:
-                    read_all(sock, 3.0)
+            socks += slow_loris(server.address, 5)  # five more slow ones: each pushes out the oldest
+            assert Client(server.address).call("GET", "/v1/round").status == 200  # and one more, then served
+            time.sleep(0.3)
+            for oldest in socks[limits.connections : limits.connections + 6]:  # the first six to wait
+                data = read_all(oldest, 3.0)
+                assert data.startswith(b"HTTP/1.1 503"), data[:80]
+                assert b"\r\nRetry-After: " in data and b'"code":"unavailable"' in data
+            younger = socks[limits.connections + 6 :]
+            assert not select.select(younger, [], [], 0)[0], "a younger waiting socket was refused"
         finally:
             for sock in socks:
                 sock.close()
     refusals = [e for e in logs if e["event"] == "connections refused"]
     assert len(refusals) == 1, refusals  # one line for the burst, with its count so far
-    assert refusals[0]["count"] >= 1 and refusals[0]["reason"] == "connections"
-    text = Client(small.address).call("GET", "/metrics").text
-    line = next(x for x in text.splitlines() if x.startswith('shoe_api_refused_total{reason="connections"}'))
-    assert float(line.split()[-1]) >= 6
+    assert refusals[0]["count"] >= 1 and refusals[0]["reason"] == "crowded"
 
 
 def test_the_reserved_slots_serve_an_authenticated_request_under_a_flood(service: TableService) -> None:

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import resource
+import select
+import shutil
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from shoe.api.limits import CONNECTIONS, REQUEST_S, RESERVED
+from shoe.api.limits import CONNECTIONS, REQUEST_S, RESERVED, Limits, sockets_needed
 from tests.e2e.conftest import Table
-from tests.e2e.support import TOKENS
+from tests.e2e.support import TOKENS, Proc, Shoed
 
 SLOW = 300
 ATTACK_S = 25.0  # an upper bound: the attack stops as soon as the test is done with it
@@ -136,3 +140,166 @@ def test_a_stalled_request_is_cut_at_the_whole_request_bound(table: Table) -> No
         cut = time.monotonic() - start
     assert answer.startswith(b"HTTP/1.1 408"), answer[:100]
     assert REQUEST_S - 1.0 <= cut <= REQUEST_S + 3.0, cut
+
+
+class ReopeningFlood:
+    """The attack of the dealer lock-out: ``count`` connections, each a request line then one header line
+    every ``every_s``, and each one the server answers or closes opened again at once. One thread,
+    non-blocking sockets: 1,000 of them cost the test no thread each."""
+
+    def __init__(self, port: int, count: int, every_s: float = 15.0) -> None:
+        self.port, self.count, self.every_s = port, count, every_s
+        self.stop = threading.Event()
+        self.reopened = 0
+        self.ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="reopening-flood", daemon=True)
+
+    def _open(self) -> socket.socket | None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            sock.connect(("127.0.0.1", self.port))
+        return sock
+
+    def _run(self) -> None:
+        pending: dict[socket.socket, float] = {}  # connecting: the request line goes once writable
+        live: dict[socket.socket, float] = {}  # sent: the next header line is due at the value
+        started = time.monotonic()
+        deadline, line = started + ATTACK_S * 2, 0
+        try:
+            for _ in range(self.count):
+                pending[self._open()] = 0.0  # type: ignore[index]
+            while not self.stop.is_set() and time.monotonic() < deadline:
+                readable, writable, _ = select.select(list(live), list(pending), [], 0.05)
+                now = time.monotonic()
+                for sock in writable:
+                    del pending[sock]
+                    try:
+                        sock.send(f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n".encode())
+                        live[sock] = now + self.every_s
+                    except OSError:
+                        sock.close()
+                        pending[self._open()] = 0.0  # type: ignore[index]
+                        self.reopened += 1
+                for sock in readable:  # an answer (503, 408) or a close: open another at once
+                    live.pop(sock, None)
+                    sock.close()
+                    pending[self._open()] = 0.0  # type: ignore[index]
+                    self.reopened += 1
+                for sock, due in list(live.items()):
+                    if due <= now:
+                        line += 1
+                        try:
+                            sock.send(f"X-Slow-{line}: 1\r\n".encode())
+                            live[sock] = now + self.every_s
+                        except OSError:
+                            del live[sock]
+                            sock.close()
+                if now >= started + 1.0:  # every connection tried once by now (loopback connects are quick)
+                    self.ready.set()
+        finally:
+            self.ready.set()
+            for sock in [*pending, *live]:
+                sock.close()
+
+    def __enter__(self) -> ReopeningFlood:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self._thread.join(timeout=30)
+
+
+def _dealer_get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {TOKENS['dealer']}"})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    except OSError:
+        return 0
+    finally:
+        conn.close()
+
+
+def test_a_thousand_reopening_slow_connections_leave_the_dealer_every_request(table: Table) -> None:
+    """The attack: 1,000 slow connections, reopened at once, tokens on; 37 of 40 dealer GETs got 503
+    (a full waiting room refused each new connection before reading it). Now a full room evicts its
+    oldest, the dealer's whole request is read at once and takes a reserved slot: all 40 answered."""
+    port = table.api.port
+    with ReopeningFlood(port, 1000) as flood:
+        assert flood.ready.wait(ATTACK_S), "the flood did not open"
+        time.sleep(3.0)  # past the waiting room's first cut (2 s): the flood is reopening by now
+        statuses = [_dealer_get(port, "/v1/round" if i % 2 else "/v1/status") for i in range(40)]
+        reopened = flood.reopened
+    assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
+    assert reopened > 0, "the flood never reopened: the test did not reproduce the attack"
+    assert table.shoed.proc.alive()
+
+
+class LimitedShoed(Shoed):
+    """``shoed`` started under ``prlimit --nofile=SOFT:HARD`` (the same process: prlimit execs it)."""
+
+    def __init__(self, table: Table, nofile: str) -> None:
+        super().__init__(table.root, str(table.link), table.journal, table.config, http_port=table.api.port,
+                         procs=table.procs)  # fmt: skip
+        self.nofile = nofile
+
+    def start(self) -> None:
+        argv = ["prlimit", f"--nofile={self.nofile}", "--", sys.executable, "-m", "shoe.shoed", "--config",
+                str(self.config), "--port", self.port_url, "--journal", str(self.journal), "--http",
+                f"127.0.0.1:{self.api.port}"]  # fmt: skip
+        self.runs.append(Proc("shoed", argv, self.root / f"shoed-limited-{len(self.runs)}.log"))
+        self._procs.append(self.proc)
+        self.wait_ready()
+
+
+def _open_files(pid: int) -> tuple[int, int]:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError("no open-file limit in /proc")
+
+
+def _restart_limited(table: Table, nofile: str) -> LimitedShoed:
+    if shutil.which("prlimit") is None:
+        pytest.skip("prlimit (util-linux) is not installed")
+    assert table.shoed.proc.stop() == 0
+    shoed = LimitedShoed(table, nofile)
+    shoed.start()
+    return shoed
+
+
+def test_a_low_soft_open_file_limit_is_raised_at_start(table: Table) -> None:
+    """A shell's soft limit of 1,024 is below what the bounds hold under a flood: shoed raises it."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    need = sockets_needed(Limits())
+    if hard != resource.RLIM_INFINITY and hard < need:
+        pytest.skip(f"the hard open-file limit here ({hard}) is below what the bounds need ({need})")
+    shoed = _restart_limited(table, f"1024:{'unlimited' if hard == resource.RLIM_INFINITY else hard}")
+    soft, _ = _open_files(shoed.proc.pid)
+    assert soft >= need, (soft, need)
+
+
+def test_a_hard_open_file_limit_too_low_still_leaves_the_dealer_served_under_the_flood(table: Table) -> None:
+    """Hard limit 1,024, 1,000 reopening slow connections: shoed shrinks its waiting room (and says so)
+    instead of running out of descriptors at accept, and the dealer's 40 GETs are all answered (a
+    degraded mode: a refusal is allowed one retry, as the display makes)."""
+    shoed = _restart_limited(table, "1024:1024")
+    port = table.api.port
+    with ReopeningFlood(port, 1000) as flood:
+        assert flood.ready.wait(ATTACK_S), "the flood did not open"
+        time.sleep(3.0)
+        statuses = []
+        for i in range(40):  # as the display does: a refusal retried once, after its Retry-After
+            status = _dealer_get(port, "/v1/round" if i % 2 else "/v1/status")
+            if status != 200:
+                time.sleep(2.0)
+                status = _dealer_get(port, "/v1/round" if i % 2 else "/v1/status")
+            statuses.append(status)
+    assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
+    assert shoed.proc.alive()
+    assert "open-file limit too low for the HTTP bounds" in shoed.proc.log.read_text(errors="replace")
