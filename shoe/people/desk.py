@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from shoe.people import credentials as cr
+from shoe.people.duties import Acting, Operation, combination_refusal, manages_people, refusal
 from shoe.people.errors import PeopleError
 from shoe.people.sessions import Sessions
 from shoe.people.store import ROLES, Employee, PeopleStore
@@ -70,7 +71,7 @@ class People:
         *,
         badge: str | None,
         pin: str | None,
-        by: Mapping[str, str] | None,
+        actor: Acting,
     ) -> Employee:
         roles = tuple(dict.fromkeys(roles))
         _check_id(employee_id)
@@ -87,7 +88,14 @@ class People:
             raise PeopleError("bad-request", "badge: 1-32 letters, digits or '-'", 400)
         if pin is not None:
             _check_pin(pin)
+        if "table-system" in roles and badge is not None:
+            raise PeopleError("bad-request", "a table-system account is a service: it has tokens, no badge or PIN", 400)
         with self._lock:
+            self._authorize(actor, Operation.ADD, employee_id, roles)
+            incompatible = combination_refusal(roles)
+            if incompatible is not None:
+                self._change_refused(actor, Operation.ADD, employee_id, roles, "incompatible-roles")
+                raise PeopleError("incompatible-roles", incompatible, 403, "add one employee per duty")
             if self.store.get(employee_id) is not None:
                 raise PeopleError(
                     "employee-exists", f"employee {employee_id!r} exists (or was removed)", 409, "choose another id"
@@ -98,7 +106,14 @@ class People:
                 employee_id, name, roles, badge, cr.hash_pin(pin) if pin else None, True, False, 0, False
             )
             self.journal(
-                {"action": "employee-added", "employee_id": employee_id, "name": name, "roles": list(roles)}, by
+                {
+                    "action": "employee-added",
+                    "employee_id": employee_id,
+                    "name": name,
+                    "roles": list(roles),
+                    "via": actor.via,
+                },
+                actor.by,
             )
             self.store.add(employee)
         return employee
@@ -109,43 +124,54 @@ class People:
             raise PeopleError("unknown-employee", f"no employee {employee_id!r}", 404, "shoectl users list")
         return employee
 
-    def set_enabled(self, employee_id: str, enabled: bool, by: Mapping[str, str] | None) -> Employee:
+    def set_enabled(self, employee_id: str, enabled: bool, actor: Acting) -> Employee:
         with self._lock:
-            employee = self.get(employee_id)
+            employee = self._target(actor, Operation.ENABLE if enabled else Operation.DISABLE, employee_id)
             action = "employee-enabled" if enabled else "employee-disabled"
-            self.journal({"action": action, "employee_id": employee.id, "name": employee.name}, by)
+            self.journal({"action": action, "employee_id": employee.id, "name": employee.name, "via": actor.via},
+                         actor.by)  # fmt: skip
             self.store.update(employee.id, enabled=int(enabled))
         if not enabled:
             self._end_sessions(employee, "disabled")
         return replace(employee, enabled=enabled)
 
-    def remove(self, employee_id: str, by: Mapping[str, str] | None) -> None:
+    def remove(self, employee_id: str, actor: Acting) -> None:
         with self._lock:
-            employee = self.get(employee_id)
-            self.journal({"action": "employee-removed", "employee_id": employee.id, "name": employee.name}, by)
+            employee = self._target(actor, Operation.REMOVE, employee_id)
+            self.journal(
+                {"action": "employee-removed", "employee_id": employee.id, "name": employee.name, "via": actor.via},
+                actor.by,
+            )
             self.store.update(employee.id, removed=1, enabled=0, badge=None)
         self._end_sessions(employee, "removed")
 
-    def reset_pin(self, employee_id: str, pin: str, by: Mapping[str, str] | None) -> Employee:
-        """A new PIN; it also lifts a lockout (PA 655a.11 puts the floorperson over the table's staff)."""
+    def reset_pin(self, employee_id: str, pin: str, actor: Acting) -> Employee:
+        """A new PIN; it also lifts a lockout and the badge's back-off (PA 655a.11 puts the floorperson
+        over the table's staff; docs/people.md has who may reset whose PIN)."""
         _check_pin(pin)
         with self._lock:
-            employee = self.get(employee_id)
+            employee = self._target(actor, Operation.RESET_PIN, employee_id)
             if employee.badge is None:
                 raise PeopleError("no-badge", f"{employee_id!r} is a service account: it has tokens, no PIN", 409)
             self.journal(
-                {"action": "pin-reset", "employee_id": employee.id, "name": employee.name, "unlocked": employee.locked},
-                by,
+                {
+                    "action": "pin-reset",
+                    "employee_id": employee.id,
+                    "name": employee.name,
+                    "unlocked": employee.locked,
+                    "via": actor.via,
+                },
+                actor.by,
             )
             self.store.update(employee.id, pin_hash=cr.hash_pin(pin), failures=0, locked=0)
         return replace(employee, failures=0, locked=False)
 
-    def issue_token(self, employee_id: str, label: str, by: Mapping[str, str] | None) -> tuple[str, str]:
+    def issue_token(self, employee_id: str, label: str, actor: Acting) -> tuple[str, str]:
         """A new API token for ``employee_id``: ``(token id, token)``; the token is shown this once."""
         if not cr.NAME.fullmatch(label):
             raise PeopleError("bad-request", "label: 1-64 letters, digits, spaces or .,'_-", 400)
         with self._lock:
-            employee = self.get(employee_id)
+            employee = self._target(actor, Operation.ISSUE_TOKEN, employee_id)
             token, token_id = cr.new_token(cr.API_PREFIX), "t-" + secrets.token_hex(4)
             self.journal(
                 {
@@ -154,21 +180,80 @@ class People:
                     "name": employee.name,
                     "token_id": token_id,
                     "label": label,
+                    "via": actor.via,
                 },
-                by,
+                actor.by,
             )
             self.store.add_token(token_id, employee.id, cr.digest(token), label)
         return token_id, token
 
-    def revoke_token(self, token_id: str, by: Mapping[str, str] | None) -> None:
+    def revoke_token(self, token_id: str, actor: Acting) -> None:
         with self._lock:
+            self._may_manage(actor, Operation.REVOKE_TOKEN, token_id)
             row = self.store.token_by_id(token_id)
             if row is None:
                 raise PeopleError("unknown-token", f"no token {token_id!r}", 404, "shoectl users tokens ID lists them")
+            owner = self.get_any(row.employee_id)
+            self._authorize(actor, Operation.REVOKE_TOKEN, owner.id, owner.roles)
             if row.revoked:
                 raise PeopleError("token-revoked", f"token {token_id!r} is already revoked", 409)
-            self.journal({"action": "token-revoked", "employee_id": row.employee_id, "token_id": token_id}, by)
+            self.journal(
+                {"action": "token-revoked", "employee_id": row.employee_id, "token_id": token_id, "via": actor.via},
+                actor.by,
+            )
             self.store.revoke_token(token_id)
+
+    # -- separation of duties (shoe/people/duties.py) ----------------------------------------------
+
+    def _may_manage(self, actor: Acting, operation: Operation, target_id: str) -> None:
+        """``403`` for an actor who manages no one, before anything about the target is looked up (so
+        that the answer does not tell them whether it exists)."""
+        if not manages_people(actor):
+            self._change_refused(actor, operation, target_id, (), "no-authority")
+            raise PeopleError("forbidden", "managing employees needs a floorperson, technician or surveillance", 403)
+
+    def _target(self, actor: Acting, operation: Operation, employee_id: str) -> Employee:
+        """The employee ``actor`` may do ``operation`` to (under ``self._lock``); ``403`` journaled otherwise."""
+        self._may_manage(actor, operation, employee_id)
+        employee = self.get(employee_id)
+        self._authorize(actor, operation, employee.id, employee.roles)
+        return employee
+
+    def _authorize(self, actor: Acting, operation: Operation, target_id: str, roles: Iterable[str]) -> None:
+        self._may_manage(actor, operation, target_id)
+        why = refusal(actor, operation, target_id, roles)
+        if why is not None:
+            self._change_refused(actor, operation, target_id, tuple(roles), "separation-of-duties")
+            raise PeopleError("separation-of-duties", why, 403, "docs/people.md, Separation of duties")
+
+    def _change_refused(
+        self, actor: Acting, operation: Operation, target_id: str, roles: tuple[str, ...], reason: str
+    ) -> None:
+        """Journal a refused change (once a minute per actor, change and reason: a retrying client cannot
+        flood the journal; each refusal names who tried)."""
+        key = f"change|{actor.employee_id}|{actor.via}|{operation}|{target_id}|{reason}"
+        if not self._first_in_minute(key):
+            return
+        self.journal(
+            {
+                "action": "change-refused",
+                "operation": operation.value,
+                "employee_id": target_id,
+                "roles": list(roles),
+                "reason": reason,
+                "via": actor.via,
+            },
+            actor.by,
+        )
+
+    def _first_in_minute(self, key: str) -> bool:
+        now = self._clock()
+        if now - self._refusals.get(key, -REFUSAL_EVERY_S - 1) < REFUSAL_EVERY_S:
+            return False
+        self._refusals[key] = now
+        if len(self._refusals) > 1024:
+            self._refusals = {k: t for k, t in self._refusals.items() if now - t < REFUSAL_EVERY_S}
+        return True
 
     # -- signing in and out ------------------------------------------------------------------------
 
@@ -314,12 +399,8 @@ class People:
         )
 
     def _token_refused(self, employee: Employee, credential: str, reason: str, token: str) -> None:
-        key, now = cr.digest(token) + reason, self._clock()
-        if now - self._refusals.get(key, -REFUSAL_EVERY_S - 1) < REFUSAL_EVERY_S:
+        if not self._first_in_minute(cr.digest(token) + reason):
             return
-        self._refusals[key] = now
-        if len(self._refusals) > 1024:
-            self._refusals = {k: t for k, t in self._refusals.items() if now - t < REFUSAL_EVERY_S}
         self.journal(
             {
                 "action": "token-refused",
