@@ -3,33 +3,37 @@
 Each change builds its ``people`` journal entry (shoe/service/people_payloads.py: never a PIN, a
 token or its digest, nor a badge), hands it to ``journal`` (the service appends it on its owner
 thread, durable on return), and only then writes the store: when the journal refuses, nothing
-changed (journal before state, docs/journal.md). Refusals that matter to an audit are journaled too:
-a wrong PIN, the lockout after ``pin_tries`` wrong PINs in a row, a disabled employee, a token of a
-disabled or removed employee or a revoked one (at most once a minute per credential, so that a
-client retrying a dead token cannot flood the journal).
+changed (journal before state, docs/journal.md). Who may change whom is :mod:`.duties`'s; a refused
+change is journaled (``change-refused``, naming who tried). Failed sign-ins all get one answer, back
+off per client and per badge, and are journaled in summary (:mod:`.throttle`); a token of a disabled
+or removed employee or a revoked one is journaled at most once a minute per credential, so that a
+client retrying a dead token cannot flood the journal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import asdict, dataclass, replace
+from typing import Any, NoReturn
 
 from shoe.people import credentials as cr
 from shoe.people.duties import Acting, Operation, combination_refusal, manages_people, refusal
-from shoe.people.errors import PeopleError
+from shoe.people.errors import PeopleError, SignInRefused
 from shoe.people.sessions import Sessions
 from shoe.people.store import ROLES, Employee, PeopleStore
+from shoe.people.throttle import FailureSummary, SignInThrottle, client_key
 
 __all__ = ["Journal", "People", "Signed"]
 
 Journal = Callable[[dict[str, Any], Mapping[str, str] | None], None]
 """``(data, by)``: append one ``people`` entry (``by``: who did it), or raise and nothing is written."""
 REFUSAL_EVERY_S = 60.0
-FIX_LOCK = "a floorperson or technician resets the PIN: shoectl users reset-pin ID"
+NOT_RECOGNISED = "badge or PIN not recognised"
+"""The message of every failed sign-in, whatever the cause."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class People:
         self._clock = clock
         self._lock = threading.Lock()  # one change at a time: checked, journaled, stored
         self._refusals: dict[str, float] = {}
+        self.throttle = SignInThrottle(pin_tries)  # pin_tries: failed sign-ins before the back-off starts
 
     # -- managing employees ------------------------------------------------------------------------
 
@@ -164,6 +169,7 @@ class People:
                 actor.by,
             )
             self.store.update(employee.id, pin_hash=cr.hash_pin(pin), failures=0, locked=0)
+            self.throttle.forget_badge(employee.badge)
         return replace(employee, failures=0, locked=False)
 
     def issue_token(self, employee_id: str, label: str, actor: Acting) -> tuple[str, str]:
@@ -257,46 +263,30 @@ class People:
 
     # -- signing in and out ------------------------------------------------------------------------
 
-    def sign_in(self, badge: str, pin: str) -> Signed:
-        """Badge + PIN to a session. Wrong PINs count; ``pin_tries`` in a row lock the badge."""
-        self.sweep()  # sessions that idled out since are journaled first
+    def sign_in(self, badge: str, pin: str, client: str = "") -> Signed:
+        """Badge + PIN from the client address ``client`` to a session.
+
+        Every failure, whatever its cause (a badge nobody holds, a wrong PIN, a back-off, a disabled
+        employee, a lockout from before back-offs), raises the same ``wrong-credentials`` refusal
+        (:data:`NOT_RECOGNISED`): the answer tells nothing of who exists or how close a guess came.
+        The cause is counted (:mod:`.throttle`) and journaled in summary (``sign-in-failures``).
+        """
+        self.sweep()  # sessions that idled out, and failure windows that closed, are journaled first
+        now, who = self._clock(), client_key(client)
+        if self.throttle.backed_off(badge, who, now):  # no PIN check: a flood of these costs no scrypt
+            employee = self.store.by_badge(badge)
+            self._sign_in_failed(badge, who, employee, "backed-off", now)
+        employee = self.store.by_badge(badge) if cr.BADGE.fullmatch(badge) else None
+        if employee is None or employee.pin_hash is None:
+            cr.burn_time(pin)
+            self._sign_in_failed(badge, who, None, "unknown-badge", now)
+        if not cr.verify_pin(pin, employee.pin_hash):
+            self._sign_in_failed(badge, who, employee, "wrong-pin", now)
+        if employee.locked:  # locked before back-offs replaced the lockout: a PIN reset lifts it
+            self._sign_in_failed(badge, who, employee, "locked", now)
+        if not employee.enabled:
+            self._sign_in_failed(badge, who, employee, "disabled", now)
         with self._lock:
-            employee = self.store.by_badge(badge) if cr.BADGE.fullmatch(badge) else None
-            if employee is None or employee.pin_hash is None:
-                cr.burn_time(pin)
-                self._refused(None, "unknown-badge")
-                raise PeopleError("wrong-credentials", "badge or PIN not recognised", 401, "try again")
-            if employee.locked:
-                self._refused(employee, "locked")
-                raise PeopleError(
-                    "locked-out", f"{employee.name} is locked after {self.pin_tries} wrong PINs", 403, FIX_LOCK
-                )
-            if not cr.verify_pin(pin, employee.pin_hash):
-                failures = employee.failures + 1
-                self._refused(employee, "wrong-pin", failures)
-                if failures >= self.pin_tries:
-                    self.journal(
-                        {
-                            "action": "locked-out",
-                            "employee_id": employee.id,
-                            "name": employee.name,
-                            "failures": failures,
-                        },
-                        None,
-                    )
-                    self.store.update(employee.id, failures=failures, locked=1)
-                    raise PeopleError("locked-out", f"{failures} wrong PINs: {employee.name} is locked", 403, FIX_LOCK)
-                self.store.update(employee.id, failures=failures)
-                left = self.pin_tries - failures
-                raise PeopleError("wrong-credentials", f"badge or PIN not recognised ({left} tries left)", 401)
-            if not employee.enabled:
-                self._refused(employee, "disabled")
-                raise PeopleError(
-                    "employee-disabled",
-                    f"{employee.name} is disabled",
-                    403,
-                    "a floorperson or technician enables the employee",
-                )
             token, session = self.sessions.open(employee.id)
             try:
                 self.journal(
@@ -311,9 +301,27 @@ class People:
             except BaseException:
                 self.sessions.close(token)
                 raise
-            if employee.failures:
-                self.store.update(employee.id, failures=0)
+        self.throttle.succeeded(badge, who)
         return Signed(token, session.id, employee)
+
+    def _sign_in_failed(self, badge: str, client: str, employee: Employee | None, reason: str, now: float) -> NoReturn:
+        """Count a failed sign-in, journal it if it opens a window, and raise the one refusal there is."""
+        self.throttle.failed(badge, client, now)
+        summary = self.throttle.note(
+            None if employee is None else employee.id, None if employee is None else employee.name, client, reason, now
+        )
+        if summary is not None:
+            self._journal_failures(summary)
+        raise SignInRefused(NOT_RECOGNISED, "check the badge and PIN, and try again", reason)
+
+    def _journal_failures(self, summary: FailureSummary) -> None:
+        with contextlib.suppress(PeopleError):  # the journal refused: the sign-in is refused all the same
+            self.journal({"action": "sign-in-failures", **asdict(summary)}, None)
+
+    def flush_failures(self, *, every: bool = False) -> None:
+        """Journal the failure counts of the windows that closed (``every``: of all, when shoed stops)."""
+        for summary in self.throttle.closed(self._clock(), every=every):
+            self._journal_failures(summary)
 
     def sign_out(self, token: str) -> Employee:
         session = self.sessions.close(token)
@@ -374,7 +382,9 @@ class People:
         raise PeopleError("unauthorized", f"the account of {employee.name} is {reason}", 401)
 
     def sweep(self) -> int:
-        """Journal the sessions that idled out (called now and then): how many ended."""
+        """Journal the sessions that idled out and the failed sign-ins of closed windows (called now and
+        then): how many sessions ended."""
+        self.flush_failures()
         ended = self.sessions.expired()
         for session in ended:
             self._idled_out(self.get_any(session.employee_id), session.id)
@@ -385,18 +395,6 @@ class People:
         self.journal({**record, "reason": "idle"}, None)
 
     # -- journaled refusals ------------------------------------------------------------------------
-
-    def _refused(self, employee: Employee | None, reason: str, failures: int | None = None) -> None:
-        self.journal(
-            {
-                "action": "sign-in-refused",
-                "employee_id": employee.id if employee else None,
-                "name": employee.name if employee else None,
-                "reason": reason,
-                "failures": failures,
-            },
-            None,
-        )
 
     def _token_refused(self, employee: Employee, credential: str, reason: str, token: str) -> None:
         if not self._first_in_minute(cr.digest(token) + reason):

@@ -111,6 +111,8 @@ class SignedOut(_Person, tag=PeopleAction.SIGNED_OUT.value):
     reason: Literal["sign-out", "idle", "disabled", "removed"]
 
 
+# Written before back-offs and summaries replaced the lockout and the entry per refused sign-in; still
+# read, so that older journals verify and show.
 class SignInRefused(Payload, tag_field="action", tag=PeopleAction.SIGN_IN_REFUSED.value, kw_only=True):
     employee_id: str | None  # None: a badge nobody holds
     name: str | None
