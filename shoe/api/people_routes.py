@@ -1,13 +1,13 @@
 """The people routes (issue 13, docs/people.md): sign-in, sign-out, who am I, managing employees.
 
 ``POST /v1/sessions`` takes a badge and PIN and needs no token (it is how the display gets one);
-every other route needs one. Managing employees (``/v1/people...``) needs a floorperson or a
-technician: an employee holding either role, or a configuration technician token (the first
-employee is added so, or on an open loopback API). A refusal of the people desk keeps its own code
-and status (``wrong-credentials`` 401, ``locked-out`` 403, ``employee-disabled`` 403,
-``unknown-employee`` 404, ``employee-exists`` 409, ...); every one that matters to an audit is
-journaled (kind ``people``). A PIN or token is never echoed, except the new token once, to whoever
-issued it.
+every other route needs one. Managing employees (``/v1/people...``) follows the separation of duties
+(shoe/people/duties.py: who may change whom), checked by the desk; the installer (a configuration
+technician token, or the open loopback API) seats the first employees. Every failed sign-in gets the
+one ``wrong-credentials`` 401, answered ``FAILED_SIGN_IN_S`` after it arrived. A refusal of the people
+desk keeps its own code and status (``separation-of-duties`` 403, ``unknown-employee`` 404,
+``employee-exists`` 409, ...); every one that matters to an audit is journaled (kind ``people``).
+A PIN or token is never echoed, except the new token once, to whoever issued it.
 """
 
 from __future__ import annotations
