@@ -3,7 +3,7 @@
 
 **Back-off, not a lock.** A lock an anonymous caller can trigger is a way to keep staff out: five wrong
 PINs typed by anyone locked a dealer until a floorperson came. Instead a client address that keeps
-failing waits longer and longer (``base_s`` doubling up to ``max_s``) after ``free`` failures, whatever
+failing waits longer and longer (``base_s`` doubling up to ``max_s``) from its ``free``-th failure, whatever
 badges it tries, and so does a badge that keeps failing (guessed from several addresses) -- but only
 for the clients that have failed on that badge: a display that has not been failing signs its dealer
 in with the right PIN at once, however many wrong PINs others sent for that badge. Failures are
@@ -113,9 +113,9 @@ class SignInThrottle:
                 track = self._live(table, key, now) or _Track()
                 track.failures += 1
                 track.last = now
-                over = track.failures - self.free
-                if over > 0:
-                    track.until = now + min(self.max_s, self.base_s * 2 ** min(over - 1, 32))
+                over = track.failures - self.free  # from the free-th failure on: base_s, then doubling
+                if over >= 0:
+                    track.until = now + min(self.max_s, self.base_s * 2 ** min(over, 32))
                 _put(table, key, track)
             _put(self._pairs, (badge, client), now)
 
