@@ -235,6 +235,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             client_gone=self._client_gone,
             principal=principal,
             people=api.auth.people,
+            client=str(self.client_address[0]),
         )
         return route.handler(request)
 

@@ -59,6 +59,17 @@ class ApiCounters:
             ("reason",),
             registry=self.registry,
         )
+        self._sign_in_failures = Counter(
+            "shoe_api_sign_in_failures",
+            "Failed sign-ins (POST /v1/sessions), by cause; every one is answered alike.",
+            ("cause",),
+            registry=self.registry,
+        )
+
+    def sign_in_failed(self, cause: str) -> None:
+        """One failed sign-in, by cause (unknown-badge, wrong-pin, backed-off, disabled, locked): the answer
+        is the same for every cause, the count is not."""
+        self._sign_in_failures.labels(cause=cause).inc()
 
     def request(self, method: str, status: int) -> None:
         if method not in KNOWN_METHODS:

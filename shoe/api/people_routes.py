@@ -1,18 +1,19 @@
 """The people routes (issue 13, docs/people.md): sign-in, sign-out, who am I, managing employees.
 
 ``POST /v1/sessions`` takes a badge and PIN and needs no token (it is how the display gets one);
-every other route needs one. Managing employees (``/v1/people...``) needs a floorperson or a
-technician: an employee holding either role, or a configuration technician token (the first
-employee is added so, or on an open loopback API). A refusal of the people desk keeps its own code
-and status (``wrong-credentials`` 401, ``locked-out`` 403, ``employee-disabled`` 403,
-``unknown-employee`` 404, ``employee-exists`` 409, ...); every one that matters to an audit is
-journaled (kind ``people``). A PIN or token is never echoed, except the new token once, to whoever
-issued it.
+every other route needs one. Managing employees (``/v1/people...``) follows the separation of duties
+(shoe/people/duties.py: who may change whom), checked by the desk; the installer (a configuration
+technician token, or the open loopback API) seats the first employees. Every failed sign-in gets the
+one ``wrong-credentials`` 401, answered ``FAILED_SIGN_IN_S`` after it arrived. A refusal of the people
+desk keeps its own code and status (``separation-of-duties`` 403, ``unknown-employee`` 404,
+``employee-exists`` 409, ...); every one that matters to an audit is journaled (kind ``people``).
+A PIN or token is never echoed, except the new token once, to whoever issued it.
 """
 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -24,15 +25,19 @@ from shoe.api.errors import ApiError, envelope, json_bytes
 from shoe.api.routes import Handler, Reply, Request, Route
 from shoe.people.credentials import BADGE, EMPLOYEE_ID, NAME, PIN
 from shoe.people.desk import People
-from shoe.people.errors import PeopleError
+from shoe.people.duties import AUTHORITY, Acting
+from shoe.people.errors import PeopleError, SignInRefused
 from shoe.people.store import ROLES, PeopleStore
 from shoe.service import Role, ServiceConfig, ServiceError
 from shoe.service.requests import Empty
 
 __all__ = ["MANAGERS", "PEOPLE_ROUTES", "open_people"]
 
-MANAGERS = ("floorperson", "technician")
-"""The employee roles that may add, disable, re-PIN employees and issue their tokens."""
+MANAGERS = tuple(AUTHORITY)
+"""The employee roles that manage people at all; whom each may manage is shoe/people/duties.py's."""
+FAILED_SIGN_IN_S = 0.5
+"""How long after it arrived every failed sign-in is answered: above a PIN check's time on a loaded table
+(scrypt, ~0.25 s with both cores busy), so that no cause answers sooner than another."""
 ANY = (Role.DEALER, Role.TECHNICIAN, Role.TABLE_SYSTEM, Role.OBSERVER)
 
 
@@ -93,18 +98,40 @@ def _guarded(fn: Callable[[Request], Reply]) -> Handler:
     return handler
 
 
-def _manager(req: Request) -> Principal:
+def acting(who: Principal) -> Acting:
+    """The :class:`Acting` of a principal: an employee, the installer (a configuration technician token
+    or the open loopback API), or another configuration token (which manages no one)."""
+    if who.employee is not None:
+        return Acting(who.employee.id, who.employee.name, who.employee.roles, who.via)
+    return Acting(None, None, (), who.via, installer=Role.TECHNICIAN in who.roles)
+
+
+def _manager(req: Request) -> Acting:
     who = req.principal
     assert isinstance(who, Principal)
-    if who.holds(*MANAGERS) or (who.employee is None and Role.TECHNICIAN in who.roles):
-        return who
-    raise ApiError("forbidden", "managing employees needs a floorperson or a technician")
+    return acting(who)
+
+
+def _lister(req: Request) -> Acting:
+    """Reading the employees needs someone who manages people (nothing is journaled: nothing changes)."""
+    actor = _manager(req)
+    if actor.installer or any(r in MANAGERS for r in actor.roles):
+        return actor
+    raise ApiError("forbidden", "listing employees needs a floorperson, technician or surveillance")
 
 
 @_guarded
 def _sign_in(req: Request) -> Reply:
     assert isinstance(req.params, SignIn)
-    signed = req.people.sign_in(req.params.badge, req.params.pin)
+    started = time.monotonic()
+    try:
+        signed = req.people.sign_in(req.params.badge, req.params.pin, req.client)
+    except SignInRefused as refused:
+        req.counters.sign_in_failed(refused.cause)
+        # Every failure is answered FAILED_SIGN_IN_S after it arrived, whatever it cost (a PIN check, a dummy
+        # one, none for a backed-off client): the time tells nothing either. A stopping server answers now.
+        req.stopping.wait(max(0.0, FAILED_SIGN_IN_S - (time.monotonic() - started)))
+        raise
     employee = signed.employee
     return _json(
         {
@@ -141,7 +168,7 @@ def _whoami(req: Request) -> Reply:
 
 @_guarded
 def _list(req: Request) -> Reply:
-    _manager(req)
+    _lister(req)
     people = req.people.store.all()
     return _json({"employees": [e.public() for e in people], "roles": list(ROLES)})
 
@@ -151,7 +178,7 @@ def _add(req: Request) -> Reply:
     who = _manager(req)
     p = req.params
     assert isinstance(p, AddEmployee)
-    employee = req.people.add(p.id, p.name, p.roles, badge=p.badge, pin=p.pin, by=who.by)
+    employee = req.people.add(p.id, p.name, p.roles, badge=p.badge, pin=p.pin, actor=who)
     return _json({"employee": employee.public()}, 201)
 
 
@@ -160,7 +187,7 @@ def _toggle(enabled: bool) -> Handler:
     def handler(req: Request) -> Reply:
         who = _manager(req)
         assert isinstance(req.params, EmployeeRef)
-        return _json({"employee": req.people.set_enabled(req.params.id, enabled, who.by).public()})
+        return _json({"employee": req.people.set_enabled(req.params.id, enabled, who).public()})
 
     return handler
 
@@ -169,7 +196,7 @@ def _toggle(enabled: bool) -> Handler:
 def _remove(req: Request) -> Reply:
     who = _manager(req)
     assert isinstance(req.params, EmployeeRef)
-    req.people.remove(req.params.id, who.by)
+    req.people.remove(req.params.id, who)
     return _json({"removed": req.params.id})
 
 
@@ -177,22 +204,20 @@ def _remove(req: Request) -> Reply:
 def _reset_pin(req: Request) -> Reply:
     who = _manager(req)
     assert isinstance(req.params, ResetPin)
-    if who.employee is not None and who.employee.id == req.params.id:
-        raise ApiError("forbidden", "another floorperson or technician resets your PIN, not you")
-    return _json({"employee": req.people.reset_pin(req.params.id, req.params.pin, who.by).public()})
+    return _json({"employee": req.people.reset_pin(req.params.id, req.params.pin, who).public()})
 
 
 @_guarded
 def _issue(req: Request) -> Reply:
     who = _manager(req)
     assert isinstance(req.params, IssueToken)
-    token_id, token = req.people.issue_token(req.params.id, req.params.label, who.by)
+    token_id, token = req.people.issue_token(req.params.id, req.params.label, who)
     return _json({"token_id": token_id, "token": token, "employee": req.params.id}, 201)
 
 
 @_guarded
 def _tokens(req: Request) -> Reply:
-    _manager(req)
+    _lister(req)
     employee = req.people.get(req.query.get("id", ""))
     rows = req.people.store.tokens_of(employee.id)
     return _json(
@@ -204,7 +229,7 @@ def _tokens(req: Request) -> Reply:
 def _revoke(req: Request) -> Reply:
     who = _manager(req)
     assert isinstance(req.params, RevokeToken)
-    req.people.revoke_token(req.params.token_id, who.by)
+    req.people.revoke_token(req.params.token_id, who)
     return _json({"revoked": req.params.token_id})
 
 

@@ -64,6 +64,7 @@ class Request:
     client_gone: Callable[[], bool]  # True once the client has closed its end (a stream then ends)
     principal: Any = None  # shoe.api.auth.Principal: who asks (None on a route that needs no token)
     people: Any = None  # shoe.people.desk.People, when the server has the employees store
+    client: str = ""  # the client's address (sign-in back-off is counted per address)
 
 
 @dataclass(frozen=True)

@@ -265,6 +265,7 @@ class ApiServer:
             time.sleep(0.02)
         self._httpd.server_close()
         if self.auth.people is not None:
+            self.auth.people.flush_failures(every=True)  # the failed sign-ins counted since the last summary
             self.auth.people.store.close()
 
     def __enter__(self) -> ApiServer:

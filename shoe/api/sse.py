@@ -13,6 +13,11 @@ line (``: keep-alive``) goes out after 15 s without an event so that proxies and
 quiet table from a dead link.  Events come from ``TableService.events_json_since``, already filtered
 for card secrecy (the same for every role) and held as the JSON written here, so an event is
 serialised once however many streams follow it.
+
+A stream opened with an employee's credential (a sign-in session or an employee's API token) ends
+within ``POLL_S`` of that credential ending: sign-out, idle expiry, the employee disabled or removed,
+the token revoked (docs/people.md). The check asks the people desk whether the credential is still
+live without touching it, so an open stream does not keep an idle session alive.
 """
 
 from __future__ import annotations
@@ -70,7 +75,18 @@ def format_held(held: Held) -> bytes:
     return f"id: {cursor}\nevent: {_one_line(kind)}\ndata: ".encode() + data + b"\n\n"
 
 
+def _credential_live(req: Request) -> Callable[[], bool]:
+    """Whether the employee credential this stream was opened with is still live (always, for none)."""
+    who, people = req.principal, req.people
+    if people is None or who is None or getattr(who, "employee", None) is None:
+        return lambda: True  # a configuration token or the open API: nothing of the people desk ends it
+    scheme, _, token = (req.headers.get("authorization") or "").strip().partition(" ")
+    token = token.strip()
+    return lambda: scheme.lower() == "bearer" and bool(people.known(token))
+
+
 def event_stream(req: Request) -> Reply:
+    live = _credential_live(req)
     cursor, resuming = parse_cursor(req.query, req.headers)
     # The first read happens before the status line goes out, so a cursor the service refuses
     # (one it no longer holds, say) is answered with an ordinary error envelope, not a broken stream.
@@ -101,7 +117,7 @@ def event_stream(req: Request) -> Reply:
                 elif now - last_write >= HEARTBEAT_S:
                     write(KEEP_ALIVE)
                     last_write = now
-                if req.stopping.is_set() or req.client_gone():
+                if req.stopping.is_set() or req.client_gone() or not live():
                     return
                 wait = min(POLL_S, max(0.0, HEARTBEAT_S - (now - last_write)))
                 pending = req.service.events_json_since(cursor, wait)

@@ -3,9 +3,10 @@
 ``add ID --name NAME --roles dealer[,floorperson...] [--badge B]`` (the PIN is read from stdin or asked
 for, never taken on the command line, where ``ps`` would show it), ``list``, ``disable ID``, ``enable
 ID``, ``remove ID``, ``reset-pin ID``, ``tokens ID`` (list), ``tokens ID --issue LABEL`` (the token is
-printed once), ``tokens --revoke TOKEN_ID``. Every call needs a floorperson's or technician's
-credential: ``--token`` or ``$SHOED_TOKEN`` (an employee's token, a session, or the configuration's
-technician token). Standard library only (http.client): the parser imports nothing heavy.
+printed once), ``tokens --revoke TOKEN_ID``. Every call needs the credential of someone who may make
+the change (docs/people.md, "Separation of duties"): ``--token`` or ``$SHOED_TOKEN`` (an employee's
+token, a session, or the configuration's technician token).
+Standard library only (http.client): the parser imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def add_parsers(sub: Any) -> None:
         metavar="HOST:PORT",
         help="shoed's API (default $SHOED_HTTP or 127.0.0.1:8470)",
     )
-    p.add_argument("--token", default=None, help="a floorperson's or technician's token (default $SHOED_TOKEN)")
+    p.add_argument("--token", default=None, help="the token of someone who may make the change (default $SHOED_TOKEN)")
     users = p.add_subparsers(dest="users_command", metavar="ACTION", required=True)
     add = users.add_parser("add", help="add an employee (a PIN with a badge: read from stdin, or asked for)")
     add.add_argument("id")
@@ -98,7 +99,10 @@ def _call(args: argparse.Namespace, method: str, path: str, body: object = None)
     if status >= 400:
         error = doc.get("error", {}) if isinstance(doc, dict) else {}
         hint = error.get("hint") or (
-            "give a floorperson's or technician's token: --token or $SHOED_TOKEN" if status in (401, 403) else ""
+            "give the token of someone who may make this change (docs/people.md, Separation of duties): "
+            "--token or $SHOED_TOKEN"
+            if status in (401, 403)
+            else ""
         )
         code = Exit.UNAVAILABLE if status >= 500 else Exit.USAGE
         raise Refused(f"{error.get('code', status)}: {error.get('message', 'refused')}", hint, code)

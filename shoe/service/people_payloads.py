@@ -29,6 +29,13 @@ class PeopleAction(StrEnum):
     SIGN_IN_REFUSED = "sign-in-refused"
     LOCKED_OUT = "locked-out"
     TOKEN_REFUSED = "token-refused"
+    CHANGE_REFUSED = "change-refused"
+    SIGN_IN_FAILURES = "sign-in-failures"
+
+
+Via = Literal["session", "token", "config", "open"]
+"""The credential a change came through: an employee's session or API token, or the installer's (a
+configuration-file token, the open loopback API). Absent on entries written before it was recorded."""
 
 
 class _Person(Payload, tag_field="action", kw_only=True):
@@ -36,27 +43,31 @@ class _Person(Payload, tag_field="action", kw_only=True):
     name: str
 
 
-class EmployeeAdded(_Person, tag=PeopleAction.EMPLOYEE_ADDED.value):
+class _Change(_Person, kw_only=True):
+    via: Via | None = None  # who made it is ``by`` (absent: the installer)
+
+
+class EmployeeAdded(_Change, tag=PeopleAction.EMPLOYEE_ADDED.value):
     roles: list[str]
 
 
-class EmployeeEnabled(_Person, tag=PeopleAction.EMPLOYEE_ENABLED.value):
+class EmployeeEnabled(_Change, tag=PeopleAction.EMPLOYEE_ENABLED.value):
     pass
 
 
-class EmployeeDisabled(_Person, tag=PeopleAction.EMPLOYEE_DISABLED.value):
+class EmployeeDisabled(_Change, tag=PeopleAction.EMPLOYEE_DISABLED.value):
     pass
 
 
-class EmployeeRemoved(_Person, tag=PeopleAction.EMPLOYEE_REMOVED.value):
+class EmployeeRemoved(_Change, tag=PeopleAction.EMPLOYEE_REMOVED.value):
     pass
 
 
-class PinReset(_Person, tag=PeopleAction.PIN_RESET.value):
+class PinReset(_Change, tag=PeopleAction.PIN_RESET.value):
     unlocked: bool  # the reset lifted a lockout
 
 
-class TokenIssued(_Person, tag=PeopleAction.TOKEN_ISSUED.value):
+class TokenIssued(_Change, tag=PeopleAction.TOKEN_ISSUED.value):
     token_id: str
     label: str
 
@@ -64,6 +75,31 @@ class TokenIssued(_Person, tag=PeopleAction.TOKEN_ISSUED.value):
 class TokenRevoked(Payload, tag_field="action", tag=PeopleAction.TOKEN_REVOKED.value, kw_only=True):
     employee_id: str
     token_id: str
+    via: Via | None = None
+
+
+class ChangeRefused(Payload, tag_field="action", tag=PeopleAction.CHANGE_REFUSED.value, kw_only=True):
+    """A change to a person refused by the separation of duties (shoe/people/duties.py); ``by`` tried it."""
+
+    operation: Literal["add", "disable", "enable", "remove", "reset-pin", "issue-token", "revoke-token"]
+    employee_id: str  # the target as asked for (a token id, for revoke-token by someone who manages no one)
+    roles: list[str]  # the target's roles (for ``add``: the roles asked for)
+    reason: Literal["no-authority", "separation-of-duties", "incompatible-roles"]
+    via: Via
+
+
+class SignInFailures(Payload, tag_field="action", tag=PeopleAction.SIGN_IN_FAILURES.value, kw_only=True):
+    """Failed sign-ins of one badge (an employee, or every badge nobody holds) from one client address,
+    counted over a window: the first is journaled at once (``part: first``), the rest as one entry when
+    the window closes (``part: rest``). Never the badge number or the PIN."""
+
+    employee_id: str | None  # None: badges nobody holds
+    name: str | None
+    client: str  # the client address (an IPv6 one as its /64), or "*" for addresses past the tracked bound
+    part: Literal["first", "rest"]
+    count: int
+    reasons: dict[str, int]  # unknown-badge, wrong-pin, backed-off, disabled, locked: how many of each
+    window_s: float
 
 
 class SignedIn(_Person, tag=PeopleAction.SIGNED_IN.value):
@@ -75,6 +111,8 @@ class SignedOut(_Person, tag=PeopleAction.SIGNED_OUT.value):
     reason: Literal["sign-out", "idle", "disabled", "removed"]
 
 
+# Written before back-offs and summaries replaced the lockout and the entry per refused sign-in; still
+# read, so that older journals verify and show.
 class SignInRefused(Payload, tag_field="action", tag=PeopleAction.SIGN_IN_REFUSED.value, kw_only=True):
     employee_id: str | None  # None: a badge nobody holds
     name: str | None
@@ -104,4 +142,6 @@ PEOPLE_PAYLOADS: tuple[type[Payload], ...] = (
     SignInRefused,
     LockedOut,
     TokenRefused,
+    ChangeRefused,
+    SignInFailures,
 )

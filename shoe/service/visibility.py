@@ -372,7 +372,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
         # Who did what (issue 13): ids, names, roles and reasons; no payload has a credential to show.
         EntryKind.PEOPLE: _v(**_BY, action=ALWAYS, employee_id=ALWAYS, name=ALWAYS, roles=ALWAYS, unlocked=ALWAYS,
                              token_id=ALWAYS, label=TEXT, session_id=ALWAYS, reason=ALWAYS, failures=ALWAYS,
-                             credential=ALWAYS),
+                             credential=ALWAYS, via=ALWAYS, operation=ALWAYS, client=ALWAYS, part=ALWAYS,
+                             count=ALWAYS, reasons=ALWAYS, window_s=ALWAYS),
         # An approval's detail holds only what its step already shows (shoe/service/approvals_payloads.py).
         EntryKind.APPROVAL: _v(**_BY, action=ALWAYS, request_id=ALWAYS, kind=ALWAYS, step=ALWAYS, needs=ALWAYS,
                                seat=ALWAYS, detail=ALWAYS, rule=ALWAYS, requested_by=ALWAYS, reason=ALWAYS,

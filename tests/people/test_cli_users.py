@@ -44,7 +44,7 @@ def test_users_add_list_disable_reset_pin_and_tokens(table: Table) -> None:
     assert [t["label"] for t in doc(shoectl(table, "tokens", "sys-1"))["tokens"]] == ["tgs"]
     doc(shoectl(table, "tokens", "--revoke", issued["token_id"]))
     doc(shoectl(table, "disable", "d-101"))
-    assert table.call("POST", "/v1/sessions", {"badge": "1001", "pin": "4321"}).status == 403
+    assert table.call("POST", "/v1/sessions", {"badge": "1001", "pin": "4321"}).status == 401  # disabled
     doc(shoectl(table, "enable", "d-101"))
     doc(shoectl(table, "reset-pin", "d-101", stdin="2468\n"))
     assert table.sign_in("1001", "2468").startswith("shoe_s_")
