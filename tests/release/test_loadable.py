@@ -168,3 +168,11 @@ def test_the_running_environment_is_judged_by_its_sys_path() -> None:
 
     named = [str(d) for d in path_differences(Path(sys.prefix), sys.path, writes_bytecode=False)]
     assert all(n.startswith("loadable sys.path") for n in named)
+
+
+def test_the_systemd_unit_runs_shoed_without_writing_bytecode() -> None:
+    import configparser
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.read(Path(__file__).resolve().parents[2] / "deploy" / "shoed.service")
+    assert "PYTHONDONTWRITEBYTECODE=1" in unit["Service"]["Environment"].split()
