@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -33,7 +32,7 @@ from typing import Any
 from shoe.release.difference import Difference
 from shoe.release.loadable import loadable_differences
 from shoe.release.manifest import CHUNK, Manifest
-from shoe.release.regular import NotRegular
+from shoe.release.regular import NotRegular, Tree
 from shoe.release.tree import covered_bytes, installed, is_bytecode, walk_added
 
 __all__ = ["MAX_SEED", "MIN_SEED", "Difference", "TreeCheck", "parse_seed", "verify_tree"]
@@ -88,7 +87,7 @@ def _frame(path: str, size: int) -> bytes:
 
 
 def _read(
-    full: Path, path: str, expected_size: int, inside: Path, *, mac: hmac.HMAC | None, check: TreeCheck
+    full: Path, path: str, expected_size: int, inside: Tree, *, mac: hmac.HMAC | None, check: TreeCheck
 ) -> str | Difference | None:
     """The file's SHA-256 (and fed to ``mac``); None when it is missing or unreadable; a Difference when
     it is refused unread (not a regular file, out of the tree) or its size already differs."""
@@ -122,7 +121,7 @@ def verify_tree(root: Path, manifest: Manifest, seed: bytes | None = None) -> Tr
     started = time.perf_counter()
     check = TreeCheck(root)
     mac = hmac.new(seed, digestmod=hashlib.sha256) if seed is not None else None
-    inside = Path(os.path.realpath(root))
+    inside = Tree(root)
     listed = set()
     for path, expected, size in manifest.files:
         listed.add(path)

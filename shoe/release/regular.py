@@ -18,7 +18,7 @@ import stat
 from collections.abc import Generator
 from pathlib import Path
 
-__all__ = ["NotRegular", "chunks_of", "open_regular", "read_regular"]
+__all__ = ["NotRegular", "Tree", "chunks_of", "open_regular", "read_regular"]
 
 
 class NotRegular(OSError):
@@ -39,17 +39,37 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: Path, *, inside: Path | None = None, follow: bool = True) -> tuple[int, int]:
+class Tree:
+    """The folder a release's files must stay inside, for one check: each folder resolved once (a check
+    of 8,275 files resolved every path in 1.7 s; once per folder it is a few hundredths)."""
+
+    def __init__(self, root: Path) -> None:
+        self.real = os.path.realpath(root)
+        self._folders: dict[str, str] = {}
+
+    def resolved(self, path: Path) -> str:
+        """``path`` with its folders resolved and its last component as it is."""
+        folder = str(path.parent)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = os.path.realpath(folder)
+        return os.path.join(real, path.name)
+
+    def holds(self, real: str) -> bool:
+        return real.startswith(self.real.rstrip("/") + "/")
+
+
+def open_regular(path: Path, *, inside: Tree | None = None, follow: bool = True) -> tuple[int, int]:
     """An open descriptor on ``path`` and its size, or :class:`NotRegular` (or OSError) with nothing read.
 
     ``follow=False``: the last component may not be a link. ``inside``: the resolved path must lie under
     this folder (itself resolved by the caller), so no link in the path's folders leads out of the tree.
     """
     if inside is not None:  # the folders resolved; the last component is O_NOFOLLOW's (or the link's own) to judge
-        real = os.path.join(os.path.realpath(path.parent), path.name)
+        real = inside.resolved(path)
         if not follow and os.path.islink(real):
             raise NotRegular(f"{path} is a symbolic link (to {os.readlink(real)}), not a file: not read")
-        if not real.startswith(str(inside).rstrip("/") + "/"):
+        if not inside.holds(real):
             raise NotRegular(f"{path} leads out of the release tree (to {real}): not read")
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
@@ -80,7 +100,7 @@ def chunks_of(fd: int, size: int, chunk: int) -> Generator[bytes, None, None]:
         os.close(fd)
 
 
-def read_regular(path: Path, limit: int, *, inside: Path | None = None, follow: bool = True) -> bytes:
+def read_regular(path: Path, limit: int, *, inside: Tree | None = None, follow: bool = True) -> bytes:
     """The whole of a regular file of at most ``limit`` bytes, else :class:`NotRegular` before reading it."""
     fd, size = open_regular(path, inside=inside, follow=follow)
     if size > limit:

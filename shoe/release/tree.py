@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from shoe.release.regular import chunks_of, open_regular, read_regular
+from shoe.release.regular import Tree, chunks_of, open_regular
 
 __all__ = [
     "Distribution",
@@ -52,7 +52,7 @@ BYTECODE_SUFFIXES = (".pyc", ".pyo")
 MAX_METADATA = 16 << 20
 """A ``.dist-info`` file larger than this is refused unread (the largest RECORD here is well under 1 MiB)."""
 MAX_WRAPPER = 1 << 20
-"""A ``bin/`` console-script wrapper is a few hundred bytes; one larger than this is refused unread."""
+"""A ``bin/`` console-script wrapper is a few hundred bytes: one larger than this is hashed as it is."""
 
 
 class ReleaseTreeError(ValueError):
@@ -152,20 +152,20 @@ def _script(root: Path, site: Path, relative: PurePosixPath) -> str | None:
 
 
 def covered_bytes(
-    full: Path, path: str, chunk: int, inside: Path | None = None
+    full: Path, path: str, chunk: int, inside: Tree | None = None
 ) -> tuple[int, Generator[bytes, None, None]]:
     """The bytes hashed for a covered file, as (size, chunks): a ``bin/`` wrapper with its ``#!`` line as
     ``#!python`` (it names the environment's own path), every other file as it is, read in ``chunk`` bytes.
 
     Only a regular file is read, never through a link, never past the size it had when opened, and with
-    ``inside`` (the resolved root) never outside that folder: :class:`~shoe.release.regular.NotRegular`.
+    ``inside`` (the root) never outside that folder: :class:`~shoe.release.regular.NotRegular`.
     """
-    if path.startswith("bin/"):
-        data = read_regular(full, MAX_WRAPPER, inside=inside, follow=False)
+    fd, size = open_regular(full, inside=inside, follow=False)
+    if path.startswith("bin/") and size <= MAX_WRAPPER:  # a larger one is a program of its own (bin/ruff)
+        data = b"".join(chunks_of(fd, size, chunk))
         if data.startswith(b"#!"):
             data = b"#!python\n" + data.partition(b"\n")[2]
         return len(data), _once(data)
-    fd, size = open_regular(full, inside=inside, follow=False)
     return size, chunks_of(fd, size, chunk)
 
 
