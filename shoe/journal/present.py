@@ -278,10 +278,8 @@ def round_text(r: Mapping[str, Any]) -> str:
     if not r["irregularities"]:
         lines.append("irregularities: none")
     if r.get("people"):
-        acts = [
-            f"{p['name']} ({p['id']}), {p['entries']} {'entry' if p['entries'] == 1 else 'entries'}"
-            for p in r["people"]
-        ]
+        acts = [f"{p['name']} ({p['id']}), {p['entries']} {'entry' if p['entries'] == 1 else 'entries'}"
+                for p in r["people"]]
         lines.append("people: " + "; ".join(acts))
     lines.append(
         "(9h(up) = dealt face up; a card's status other than ok follows it in brackets; ?? = not identified; "
