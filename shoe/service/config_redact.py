@@ -35,18 +35,21 @@ _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 
 
 def _split(url: str) -> tuple[str, str, str, str]:
-    """(scheme, userinfo, rest of the address, query) of a URL, however malformed; '' where absent.
+    """(scheme, userinfo, rest of the address, query and any fragment) of a URL, however malformed.
 
     The userinfo ends at the *last* ``@`` of the whole URL, past any ``/``, ``?`` or ``#`` a password may
-    hold unencoded: hiding too much is the safe way to be wrong."""
+    hold unencoded (and with a ``?`` before that ``@``, where the ``@`` may be a query value's, the whole
+    rest is taken as userinfo): hiding too much is the safe way to be wrong."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         scheme, rest = "", url
     userinfo, at, after = rest.rpartition("@")
     if not at:
         userinfo, after = "", rest
+    elif "?" in userinfo:  # a ? before the last @: a password's or a query value's, nobody can tell: hide it all
+        userinfo, after = rest, ""
     address, _, query = after.partition("?")
-    return scheme, userinfo, address.partition("#")[0], query.partition("#")[0]
+    return scheme, userinfo, address.partition("#")[0], query  # the query keeps a fragment: it may be a value's
 
 
 def _options(query: str) -> list[tuple[str, str]]:
@@ -70,6 +73,7 @@ def shown_url(url: str) -> str:
     shown = f"{scheme}://" if scheme else ""
     user, colon, _ = userinfo.partition(":")
     shown += (f"{user}:...@" if colon and _NAME.fullmatch(user) else "...@" if userinfo else "") + host
+    query = query.partition("#")[0]
     if query:
         shown += "?" + "&".join(f"{k or '...'}={v if k in SHOWN_OPTIONS else '...'}" for k, v in _options(query))
     return shown

@@ -44,6 +44,8 @@ def _dsn_problem(url: str) -> str | None:
     except ProgrammingError as exc:
         reason = str(exc).strip().partition(" in URI:")[0]  # libpq quotes the whole URI after this
         return f"cannot be parsed by libpq ({reason})"
+    except ValueError:  # UnicodeDecodeError: a %-escape that decodes to no UTF-8 (its bytes would quote it)
+        return "cannot be parsed by libpq (a %-escape that is not UTF-8)"
     if "@" in str(params.get("host", "")):
         return "has an @ in its host: a password holding @ must be written %40"
     ports = str(params.get("port", "") or "").split(",")
