@@ -105,7 +105,8 @@ class EmulatorConfig:
             try:
                 kwargs[key] = parser(raw)
             except ValueError as exc:
-                raise ValueError(f"emulator option {key!r}: {exc}; valid keys: {valid}") from None
+                shown = _SECRET_PROBLEMS.get(key, str(exc))  # a secret's value never in a message
+                raise ValueError(f"emulator option {key!r}: {shown}; valid keys: {valid}") from None
         try:
             return cls(**kwargs)
         except ValueError as exc:
@@ -120,8 +121,8 @@ def check_deck(codes: tuple[str, ...], what: str) -> None:
         try:
             card_to_byte(code)
         except CardCodeError:
-            raise ValueError(
-                f"{what}: card {position} ({code!r}) is not a card code (rank 23456789TJQKA, suit cdhs)"
+            raise ValueError(  # the code itself not quoted: the deck's order is a secret (docs/emulator.md)
+                f"{what}: card {position} is not a card code (rank 23456789TJQKA, suit cdhs)"
             ) from None
 
 
@@ -199,6 +200,12 @@ def _ints(raw: str) -> tuple[int, ...]:
 def _str(raw: str) -> str:
     return raw
 
+
+_SECRET_PROBLEMS = {
+    "seed": "is not an integer (its value is not shown: the seed predicts every card)",
+}
+"""The options that predict the cards, told without a piece of their value (``deck``'s own problems,
+from :func:`parse_deck` and :func:`check_deck`, name a card's position, never its code)."""
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "seed": _opt_int,

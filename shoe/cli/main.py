@@ -113,6 +113,16 @@ def _json_after_any_command(parser: argparse.ArgumentParser) -> None:
                 _json_after_any_command(child)
 
 
+def _shown(message: str, args: argparse.Namespace) -> str:
+    """An error about the shoe's port without its credentials or card-predicting options (docs/service.md)."""
+    port = getattr(args, "port", None)
+    if not isinstance(port, str) or not port:
+        return message
+    from shoe.service.config_redact import scrub
+
+    return scrub(message, port)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _Parser.json_errors = "--json" in argv
@@ -131,10 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except ShoeError as exc:
         code = exit_code_for(exc)
-        error_message(str(exc), exc.hint, as_json=args.json, code=code, kind=type(exc).__name__)
+        error_message(_shown(str(exc), args), exc.hint, as_json=args.json, code=code, kind=type(exc).__name__)
         return code
     except ValueError as exc:  # bad option values found after parsing (emulator options, ...)
-        error_message(str(exc), "see shoectl COMMAND --help", as_json=args.json, code=Exit.USAGE, kind="usage")
+        message = _shown(str(exc), args)
+        error_message(message, "see shoectl COMMAND --help", as_json=args.json, code=Exit.USAGE, kind="usage")
         return Exit.USAGE
     except KeyboardInterrupt:
         if args.json:

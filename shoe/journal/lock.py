@@ -1,4 +1,14 @@
-"""One service per journal: an exclusive lock on a file beside it, and a marker of what it held.
+"""One service per journal: an exclusive lock on the journal file itself and on a file beside it, and a
+marker of what it held.
+
+The lock follows the file's **identity** (its device and inode), never its name: ``flock(2)`` on the
+journal file itself, which every name of it shares (a symbolic link, ``/proc/PID/fd/N``, a bind mount, a
+relative or ``..`` path), so a second service that reaches the same file by any path is refused while the
+first runs. SQLite locks with ``fcntl(2)`` record locks, which Linux keeps apart from ``flock``, so the two
+never meet. A journal with more than one hard link is refused outright (:class:`JournalAliased`): SQLite
+names its write-ahead log after the name it was opened by, so two names of one file mean two logs, and
+entries written through one are lost through the other (seen: seven rounds lost and the chain broken).
+The file beside it is found from the journal's resolved path, so every name shares the one marker.
 
 ``journal.sqlite.lock`` (mode 0600) is locked with ``flock(2)`` for the service's whole life; the kernel
 releases the lock when the process ends, however it ends (``kill -9`` included), so a stale lock cannot
@@ -23,7 +33,15 @@ import structlog
 from shoe.journal.chain import JournalError
 from shoe.journal.store import Journal
 
-__all__ = ["JournalLock", "JournalLocked", "JournalMismatch", "checkpoint", "lock_path", "open_checked"]
+__all__ = [
+    "JournalAliased",
+    "JournalLock",
+    "JournalLocked",
+    "JournalMismatch",
+    "checkpoint",
+    "lock_path",
+    "open_checked",
+]
 
 log = structlog.get_logger("shoe.journal")
 
@@ -36,12 +54,21 @@ class JournalLocked(JournalError):
         self.holder = holder
 
 
+class JournalAliased(JournalLocked):
+    """The journal file has more than one hard link: a configuration error, refused before it is used."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, None)
+
+
 class JournalMismatch(JournalError):
     """The journal is not the one the lock file says was used here: missing, replaced or cut short."""
 
 
 def lock_path(journal: Path) -> Path:
-    return journal.with_name(journal.name + ".lock")
+    """The marker's file: beside the journal's resolved path, so every name of the journal finds the same one."""
+    real = Path(os.path.realpath(journal))
+    return real.with_name(real.name + ".lock")
 
 
 @dataclass(frozen=True)
@@ -75,6 +102,7 @@ class JournalLock:
     def __init__(self, path: Path, fd: int, previous: Marker | None) -> None:
         self.path, self._fd, self.previous = path, fd, previous
         self._marker = previous
+        self._journal_fd = -1  # the journal file itself, locked by identity (hold_journal)
 
     @classmethod
     def acquire(cls, journal: Path) -> JournalLock:
@@ -106,6 +134,32 @@ class JournalLock:
         lock = cls(path, fd, Marker.read(os.pread(fd, 4096, 0)))
         lock._write()
         return lock
+
+    def hold_journal(self, journal: Path) -> None:
+        """Lock the journal file itself (its inode, whatever name reached it); refuse a second hard link."""
+        try:
+            fd = os.open(journal, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError as exc:
+            raise JournalError(f"cannot open the journal {journal} to lock it: {exc.strerror}") from exc
+        st = os.fstat(fd)
+        if st.st_nlink > 1:
+            os.close(fd)
+            raise JournalAliased(
+                f"the journal {journal} has {st.st_nlink} hard links (device {st.st_dev}, inode {st.st_ino}): "
+                "a second name lets a second service write it past its lock, with a write-ahead log of its own; "
+                f"find the other names (find / -xdev -samefile {journal}), remove them, and start again"
+            )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise JournalLocked(
+                f"the journal {journal} (device {st.st_dev}, inode {st.st_ino}) is in use by another shoed "
+                "that reached it by another path (a link, a bind mount); two services on one journal would deal "
+                "and settle the same round twice: stop the other one, or give this one its own --journal",
+                None,
+            ) from None
+        self._journal_fd = fd
 
     def check(self, journal: Path, *, first_hash: str | None, last_seq: int) -> None:
         """Refuse a journal that the marker says is not the one used here (missing, other chain, shorter)."""
@@ -150,7 +204,12 @@ class JournalLock:
             raise JournalError(f"cannot write the journal's lock file {self.path}: {exc.strerror}") from exc
 
     def release(self) -> None:
-        """Unlock (the file stays: it is the marker of the journal used here)."""
+        """Unlock (the file stays: it is the marker of the journal used here). Call after the journal is closed:
+        closing a descriptor of the journal drops the process's ``fcntl`` locks on it, SQLite's too."""
+        if self._journal_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._journal_fd)
+            self._journal_fd = -1
         if self._fd >= 0:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
@@ -167,6 +226,7 @@ def open_checked(path: Path, lock: JournalLock, *, new_journal: bool) -> tuple[J
         lock.check(path, first_hash=None, last_seq=0)  # refused before a new file is created
     journal = Journal.open(path)
     try:
+        lock.hold_journal(path)
         first, last = journal.first(), journal.last()
         first_hash, last_seq = (first.hash if first else None), (last.seq if last else 0)
         if not new_journal:

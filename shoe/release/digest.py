@@ -4,14 +4,20 @@ field verification; GSA GAT's "seeded program verification").
 :func:`verify_tree` reads every file the manifest lists once, in manifest order, and for each: its SHA-256
 against the manifest's, and, with a seed, the **seeded digest**: HMAC-SHA256 keyed by the seed over, per
 file, ``path`` (UTF-8), a NUL byte, the size as 8 bytes big-endian, then the file's bytes; then the same
-for every **added** file (sorted by path), so a file dropped into the tree changes the value too. Framing
+for every **added** file (sorted by path) its path framed with size ``0xFFFFFFFFFFFFFFFE`` and none of its
+bytes (nothing the manifest does not list is read, however large: its presence alone changes the value).
+A file whose size differs from the manifest's is framed with its size and not read (it differs already).
+Framing
 each file with its path and size means no two different trees hash the same stream (bytes moved from one
 file to the next, a file renamed). A laboratory that holds the certified release computes the same value
 with the same command on its copy (``--root``); a missing file's path is framed with size
 ``0xFFFFFFFFFFFFFFFF`` and no bytes.
 
-Every difference is named: ``changed PATH``, ``removed PATH``, ``added PATH``, ``version NAME: manifest
-X, installed Y``, ``distribution NAME added`` / ``removed``.
+Every difference is named: ``changed PATH``, ``removed PATH``, ``added PATH``, ``bytecode PATH`` (bytecode
+in the tree, which a release never holds: ``shoe.release.tree``), ``refused PATH (why)`` (a link, a FIFO,
+a device or a path leading out of the tree in place of a file: not read, ``shoe.release.regular``),
+``loadable WHAT`` (something else the interpreter would load: ``shoe.release.loadable``), ``version NAME:
+manifest X, installed Y``, ``distribution NAME added`` / ``removed``.
 """
 
 from __future__ import annotations
@@ -20,17 +26,21 @@ import hashlib
 import hmac
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from shoe.release.difference import Difference
+from shoe.release.loadable import loadable_differences
 from shoe.release.manifest import CHUNK, Manifest
-from shoe.release.tree import covered_bytes, installed, walk_added
+from shoe.release.regular import NotRegular, Tree
+from shoe.release.tree import covered_bytes, installed, is_bytecode, walk_added
 
 __all__ = ["MAX_SEED", "MIN_SEED", "Difference", "TreeCheck", "parse_seed", "verify_tree"]
 
 MIN_SEED, MAX_SEED = 4, 64
 """A seed is 4 to 64 bytes (8 to 128 hex digits): a GAT seed is commonly 32 bits; HMAC takes any length."""
 MISSING = (1 << 64) - 1
+ADDED = (1 << 64) - 2
 
 
 def parse_seed(text: str) -> bytes:
@@ -46,23 +56,6 @@ def parse_seed(text: str) -> bytes:
             f"({2 * MIN_SEED} to {2 * MAX_SEED} hex digits)"
         )
     return seed
-
-
-@dataclass(frozen=True)
-class Difference:
-    kind: str  # changed, removed, added, version, distribution-added, distribution-removed
-    what: str
-    detail: str = ""
-
-    def __str__(self) -> str:
-        if self.kind == "version":
-            return f"version {self.what}: {self.detail}"
-        if self.kind.startswith("distribution-"):
-            return f"distribution {self.what} {self.kind.removeprefix('distribution-')}"
-        return f"{self.kind} {self.what}" + (f" ({self.detail})" if self.detail else "")
-
-    def as_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "what": self.what, "detail": self.detail, "text": str(self)}
 
 
 @dataclass
@@ -93,18 +86,29 @@ def _frame(path: str, size: int) -> bytes:
     return path.encode() + b"\0" + size.to_bytes(8, "big")
 
 
-def _read(full: Path, path: str, mac: hmac.HMAC | None, check: TreeCheck) -> str | None:
-    """The file's SHA-256 (and fed to ``mac``), or None when it is missing or unreadable."""
+def _read(
+    full: Path, path: str, expected_size: int, inside: Tree, *, mac: hmac.HMAC | None, check: TreeCheck
+) -> str | Difference | None:
+    """The file's SHA-256 (and fed to ``mac``); None when it is missing or unreadable; a Difference when
+    it is refused unread (not a regular file, out of the tree) or its size already differs."""
     digest = hashlib.sha256()
     try:
-        size, chunks = covered_bytes(full, path, CHUNK)
+        size, chunks = covered_bytes(full, path, CHUNK, inside)
         if mac is not None:
             mac.update(_frame(path, size))
+        if size != expected_size and not path.startswith("bin/"):
+            next(chunks, None)  # a generator's finally (closing the file) runs only once it has started
+            chunks.close()
+            return Difference("changed", path, f"size {size}, manifest {expected_size}")
         for chunk in chunks:
             digest.update(chunk)
             if mac is not None:
                 mac.update(chunk)
             check.bytes_read += len(chunk)
+    except NotRegular as exc:
+        if mac is not None:
+            mac.update(_frame(path, MISSING))
+        return Difference("refused", path, str(exc).removeprefix(str(full) + " "))
     except OSError:
         if mac is not None:
             mac.update(_frame(path, MISSING))
@@ -117,20 +121,25 @@ def verify_tree(root: Path, manifest: Manifest, seed: bytes | None = None) -> Tr
     started = time.perf_counter()
     check = TreeCheck(root)
     mac = hmac.new(seed, digestmod=hashlib.sha256) if seed is not None else None
+    inside = Tree(root)
     listed = set()
-    for path, expected, _size in manifest.files:
+    for path, expected, size in manifest.files:
         listed.add(path)
-        actual = _read(root / path, path, mac, check)
+        actual = _read(root / path, path, size, inside, mac=mac, check=check)
         check.checked += 1
-        if actual is None:
+        if isinstance(actual, Difference):
+            check.differences.append(actual)
+        elif actual is None:
             check.differences.append(Difference("removed", path))
         elif actual != expected:
             check.differences.append(
                 Difference("changed", path, f"sha256 {actual[:16]}..., manifest {expected[:16]}...")
             )
     for path in walk_added(root, listed):
-        check.differences.append(Difference("added", path))
-        _read(root / path, path, mac, check)
+        check.differences.append(Difference("bytecode" if is_bytecode(PurePosixPath(path)) else "added", path))
+        if mac is not None:
+            mac.update(_frame(path, ADDED))
+    check.differences += loadable_differences(root)
     now = {d.name: d.version for d in installed(root)}
     for name, version in sorted(manifest.versions.items()):
         if name not in now:

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from shoe.release.regular import read_regular
+
 __all__ = ["FirmwareAnswer", "FirmwareVerdict", "expected_hmac", "judge"]
+
+MAX_IMAGE = 64 << 20
+"""An approved image larger than this is refused unread (a shoe's is kilobytes; a link to /dev/zero is not one)."""
 
 Verdict = Literal["approved", "unapproved", "unverified"]
 
@@ -98,7 +103,7 @@ def judge(seed: bytes, answer: FirmwareAnswer | None, approved: Mapping[str, Pat
             answer,
         )
     try:
-        image = path.read_bytes()
+        image = read_regular(path, MAX_IMAGE)
     except OSError as exc:
         return FirmwareVerdict(
             "unverified",

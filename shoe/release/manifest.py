@@ -25,10 +25,11 @@ import sysconfig
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from shoe.release.tree import ReleaseTreeError, covered_bytes, installed
+from shoe.release.regular import NotRegular, read_regular
+from shoe.release.tree import ReleaseTreeError, covered_bytes, installed, is_bytecode, walk_added
 
 __all__ = [
     "FORMAT",
@@ -47,6 +48,8 @@ MANIFEST_NAME = "release-manifest.json"
 """Its default place: the release root's top folder (``/opt/shoed/releases/VERSION/release-manifest.json``)."""
 PROJECT = "shoe-controller"
 CHUNK = 1 << 20
+MAX_MANIFEST = 64 << 20
+"""A manifest larger than this is refused unread (one of 8,125 files is about 1.3 MB)."""
 
 
 class ManifestError(ValueError):
@@ -124,8 +127,16 @@ def build_manifest(root: Path, *, build: Mapping[str, Any] | None = None) -> Man
     dists = installed(root)
     if not dists:
         raise ReleaseTreeError(f"{root} has no installed distributions: install the release into it first")
+    listed = {p for d in dists for p in d.files}
+    bytecode = [p for p in walk_added(root, listed) if is_bytecode(PurePosixPath(p))]
+    if bytecode:
+        raise ReleaseTreeError(
+            f"{root} holds bytecode ({bytecode[0]} and {len(bytecode) - 1} more): a release holds none, since the "
+            "interpreter would run it in place of the verified source; install with pip install --no-compile "
+            "into a fresh environment (docs/deploy.md)"
+        )
     files = []
-    for path in sorted({p for d in dists for p in d.files}):
+    for path in sorted(listed):
         full = root / path
         try:
             sha256, size = file_sha256(full, path)
@@ -155,7 +166,9 @@ def build_manifest(root: Path, *, build: Mapping[str, Any] | None = None) -> Man
 def read_manifest_file(path: Path) -> tuple[Manifest, dict[str, Any] | None]:
     """The manifest in a file and its signature block (None for an unsigned manifest)."""
     try:
-        doc = json.loads(path.read_bytes())
+        doc = json.loads(read_regular(path, MAX_MANIFEST))
+    except NotRegular as exc:
+        raise ManifestError(f"{exc}: give the release's manifest file ([verify] manifest, --manifest)") from None
     except FileNotFoundError:
         raise ManifestError(
             f"no manifest at {path}: give --manifest FILE, or install the release's "

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from shoe.release.manifest import Manifest, canonical
+from shoe.release.regular import read_regular
 
 __all__ = [
     "ALGORITHM",
@@ -29,6 +30,9 @@ __all__ = [
     "sign",
     "verify_signature",
 ]
+
+MAX_KEY = 1 << 16
+"""A PEM public key is a few hundred bytes: a larger file (or a link to /dev/zero) is refused unread."""
 
 ALGORITHM = "ed25519"
 DEFAULT_PUBKEY = Path("/etc/shoed/release-key.pub")
@@ -95,7 +99,7 @@ def load_public_key(path: Path) -> Any:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
-        key = serialization.load_pem_public_key(path.read_bytes())
+        key = serialization.load_pem_public_key(read_regular(path, MAX_KEY))
     except (OSError, ValueError) as exc:
         raise SignatureError(
             f"the public key {path} cannot be read ({exc}): give the release key's .pub file"

@@ -9,28 +9,50 @@ in the root's ``lib/python3.*/site-packages`` and the files its ``RECORD`` lists
   wrappers there (``bin/shoed``, ``bin/shoectl``) are covered, read with their first line (``#!`` and the
   environment's absolute path, which differs between the table's install and the laboratory's copy) as
   ``#!python`` (:func:`covered_bytes`); the interpreter itself is the operating system's (``debsums``);
-- ``__pycache__`` folders and ``*.pyc`` files: written by the interpreter, with the source's time stamp;
+- bytecode (``__pycache__`` folders, ``*.pyc`` and ``*.pyo`` files) is never covered: a release holds
+  none (installed with ``pip install --no-compile``, run with ``PYTHONDONTWRITEBYTECODE=1``), and every
+  bytecode file found is named a difference (``bytecode PATH``): the interpreter would run it instead of the
+  verified source (a replaced ``.pyc`` with its header kept, a sourceless ``__init__.pyc``);
 - the ``RECORD``, ``INSTALLER``, ``REQUESTED`` and ``direct_url.json`` files of a ``.dist-info``:
   written by the installer about this one install (``direct_url.json`` holds the wheel's absolute path).
 
 **Added** files are found by walking: every file under a top-level entry of site-packages that some
 distribution owns (``numpy/``, ``shoe/``, ``shoe_controller-0.1.0.dist-info/``), and every top-level
 entry no distribution owns (a stray ``evil.pth``, which Python would run at start), minus the
-exclusions above. Symbolic links are listed by their own path and never followed.
+exclusions above, and every bytecode file anywhere in site-packages. Symbolic links are listed by their own
+path and never followed; reading one (or a FIFO, a device, a file whose folders lead out of the root) is
+refused before a byte is read (``shoe.release.regular``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-__all__ = ["Distribution", "ReleaseTreeError", "covered_bytes", "ignored", "installed", "site_dirs", "walk_added"]
+from shoe.release.regular import Tree, chunks_of, open_regular
+
+__all__ = [
+    "Distribution",
+    "ReleaseTreeError",
+    "covered_bytes",
+    "ignored",
+    "installed",
+    "is_bytecode",
+    "site_dirs",
+    "walk_added",
+]
 
 INSTALLER_FILES = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
+BYTECODE_SUFFIXES = (".pyc", ".pyo")
+MAX_METADATA = 16 << 20
+"""A ``.dist-info`` file larger than this is refused unread (the largest RECORD here is well under 1 MiB)."""
+MAX_WRAPPER = 1 << 20
+"""A ``bin/`` console-script wrapper is a few hundred bytes: one larger than this is hashed as it is."""
 
 
 class ReleaseTreeError(ValueError):
@@ -61,12 +83,33 @@ def site_dirs(root: Path) -> list[Path]:
     return sorted(found.values())
 
 
+def is_bytecode(relative: PurePosixPath) -> bool:
+    """Bytecode the interpreter may load instead of a source: refused in a release (module docstring)."""
+    return "__pycache__" in relative.parts or relative.suffix in BYTECODE_SUFFIXES
+
+
 def ignored(relative: PurePosixPath) -> bool:
-    """A file the manifest never covers (the module docstring says why)."""
+    """A file the manifest never covers and the walk never names (the module docstring says why)."""
     parts = relative.parts
-    if "__pycache__" in parts or relative.suffix == ".pyc":
-        return True
     return len(parts) >= 2 and parts[-2].endswith(".dist-info") and parts[-1] in INSTALLER_FILES
+
+
+def _check_metadata(site: Path) -> None:
+    """Every ``.dist-info`` file is a regular file of bounded size before ``importlib.metadata`` reads it."""
+    for entry in sorted(os.scandir(site), key=lambda e: e.name):
+        if not entry.name.endswith(".dist-info"):
+            continue
+        if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+            raise ReleaseTreeError(f"{entry.path} is not a folder (a link or a file): reinstall that distribution")
+        for item in os.scandir(entry.path):
+            st = item.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+                raise ReleaseTreeError(
+                    f"{item.path} is not a regular file (a link, a FIFO or a device): not read; reinstall that "
+                    "distribution and find out who put it there"
+                )
+            if st.st_size > MAX_METADATA:
+                raise ReleaseTreeError(f"{item.path} is {st.st_size} bytes: not read; reinstall that distribution")
 
 
 def _relative(root: Path, path: Path) -> str:
@@ -77,6 +120,7 @@ def installed(root: Path) -> list[Distribution]:
     """Every distribution under the root, with the files of each the manifest covers."""
     dists: list[Distribution] = []
     for site in site_dirs(root):
+        _check_metadata(site)
         for dist in metadata.distributions(path=[str(site)]):
             name = dist.metadata["Name"]
             if not name:
@@ -89,7 +133,7 @@ def installed(root: Path) -> list[Distribution]:
                     if script is not None:
                         files.append(script)
                     continue  # outside site-packages: only the root's bin/ wrappers (module docstring)
-                if not ignored(relative):
+                if not ignored(relative) and not is_bytecode(relative):
                     files.append(_relative(root, site / relative))
             editable = _editable(dist.read_text("direct_url.json"))
             dists.append(Distribution(name, dist.version, tuple(sorted(set(files))), editable))
@@ -107,23 +151,26 @@ def _script(root: Path, site: Path, relative: PurePosixPath) -> str | None:
     return inside.as_posix() if len(inside.parts) == 2 and inside.parts[0] == "bin" else None
 
 
-def covered_bytes(full: Path, path: str, chunk: int) -> tuple[int, Iterator[bytes]]:
+def covered_bytes(
+    full: Path, path: str, chunk: int, inside: Tree | None = None
+) -> tuple[int, Generator[bytes, None, None]]:
     """The bytes hashed for a covered file, as (size, chunks): a ``bin/`` wrapper with its ``#!`` line as
-    ``#!python`` (it names the environment's own path), every other file as it is, read in ``chunk`` bytes."""
-    if path.startswith("bin/"):
-        data = full.read_bytes()
+    ``#!python`` (it names the environment's own path), every other file as it is, read in ``chunk`` bytes.
+
+    Only a regular file is read, never through a link, never past the size it had when opened, and with
+    ``inside`` (the root) never outside that folder: :class:`~shoe.release.regular.NotRegular`.
+    """
+    fd, size = open_regular(full, inside=inside, follow=False)
+    if path.startswith("bin/") and size <= MAX_WRAPPER:  # a larger one is a program of its own (bin/ruff)
+        data = b"".join(chunks_of(fd, size, chunk))
         if data.startswith(b"#!"):
             data = b"#!python\n" + data.partition(b"\n")[2]
-        return len(data), iter((data,))
-    handle = full.open("rb")
-    size = os.fstat(handle.fileno()).st_size
+        return len(data), _once(data)
+    return size, chunks_of(fd, size, chunk)
 
-    def chunks() -> Iterator[bytes]:
-        with handle:
-            while block := handle.read(chunk):
-                yield block
 
-    return size, chunks()
+def _once(data: bytes) -> Generator[bytes, None, None]:
+    yield data
 
 
 def _editable(direct_url: str | None) -> bool:
@@ -154,7 +201,7 @@ def _files(path: Path) -> Iterator[Path]:
         yield path
         return
     for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        dirnames[:] = sorted(dirnames)
         base = Path(dirpath)
         for name in sorted(filenames):
             yield base / name

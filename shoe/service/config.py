@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
-from urllib.parse import parse_qsl
 
 from drivers.errors import BadPort
 from drivers.timeouts import LinkTimeouts, TimeoutValueError
 from drivers.transport import check_port, redact_port
+from shoe.service.config_redact import HIDDEN, scrub, shown_url
 from shoe.service.config_sections import floor_url as _floor_url
 from shoe.service.config_sections import people as _people
 from shoe.service.config_values import MAX_PATH, ConfigError
@@ -87,35 +87,23 @@ class ServiceConfig:
 
 
 def _port_url(key: str, value: object) -> str:
+    """``[shoe] port`` (or ``--port``): checked by the backends' own parsers; every message about it shows
+    it redacted (``shoe.service.config_redact``): its options and credentials never appear."""
+    shown = _show(redact_port(shown_url(value))) if isinstance(value, str) else _show(value)
     if _text(key, value, MAX_PORT) is None or not isinstance(value, str):
         raise ConfigError(
             key,
-            f"{_show(value)} is not a shoe port (1-{MAX_PORT} printable characters)",
+            f"{shown} is not a shoe port (1-{MAX_PORT} printable characters)",
             "use emu://, /dev/ttyUSB0 or usb://VID:PID",
         )
     if "://" in value and value.split("://", 1)[0].lower() not in SCHEMES:
-        problem = f"{_show(redact_port(value))} has an unknown scheme"
-        raise ConfigError(key, problem, f"use a device path or {', '.join(SCHEMES)}")
+        raise ConfigError(key, f"{shown} has an unknown scheme", f"use a device path or {', '.join(SCHEMES)}")
     try:
         check_port(value)  # the backends' own parsers, as shoectl's usage errors: nothing is opened
     except BadPort as exc:
-        raise ConfigError(key, _without_secrets(str(exc), value), exc.hint) from None
+        hidden = f"{shown} {HIDDEN}"
+        raise ConfigError(key, scrub(str(exc), value, hidden), scrub(exc.hint, value, BadPort.hint)) from None
     return value
-
-
-SECRET_OPTIONS = ("deck", "seed")
-"""Port options whose values predict the cards (docs/service.md, ``[shoe] port``): never in a message."""
-
-
-def _without_secrets(text: str, url: str) -> str:
-    """``text`` with the values of the port's secret options blanked (a typo in them still names the option)."""
-    for name, raw in parse_qsl(url.partition("?")[2].partition("#")[0], keep_blank_values=True):
-        if name in SECRET_OPTIONS and raw:
-            text = text.replace(raw, "...")
-            for part in re.split(r"[,\s]+", raw):  # a quoted piece of it (one card, the digits before a typo)
-                if len(part) >= 2:
-                    text = text.replace(part, "...")
-    return text
 
 
 def _http_port(key: str, value: object) -> int:

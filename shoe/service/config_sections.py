@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from shoe.service.config_redact import scrub, shown_url
 from shoe.service.config_values import MAX_PATH, ConfigError, seconds_value, show_value, text_value
 
 __all__ = ["floor_url", "people"]
@@ -19,11 +20,38 @@ def floor_url(raw: object) -> str | None:
     fix = 'use e.g. url = "postgresql://shipper@db1,db2/floor?target_session_attrs=read-write" (docs/floor.md)'
     if text_value("floor.url", raw, MAX_PATH) is None or not isinstance(raw, str):
         raise ConfigError("floor.url", "is not a connection URL (1-4096 printable characters)", fix)
+    shown = show_value(shown_url(raw))
     if not raw.startswith(("postgresql://", "postgres://")):
-        from shoe.floor.errors import redact_url
-
-        raise ConfigError("floor.url", f"{show_value(redact_url(raw))} is not a postgresql:// URL", fix)
+        raise ConfigError("floor.url", f"{shown} is not a postgresql:// URL", fix)
+    problem = _dsn_problem(raw)
+    if problem is not None:
+        raise ConfigError("floor.url", f"{shown} {scrub(problem, raw)}", fix)
     return raw
+
+
+def _dsn_problem(url: str) -> str | None:
+    """Why libpq could not use the URL, checked here with libpq's own parser (``PQconninfoParse``), so that
+    no malformed URL reaches the shipper, whose connection errors would quote it back; None if it parses.
+
+    Beyond the parse: a host holding ``@`` (a password with an unencoded ``@``: libpq takes the first ``@``
+    and would name the rest of the password as the host it cannot find) and a port that is not a number
+    (libpq quotes it at connect time) are refused too."""
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(url)
+    except ProgrammingError as exc:
+        reason = str(exc).strip().partition(" in URI:")[0]  # libpq quotes the whole URI after this
+        return f"cannot be parsed by libpq ({reason})"
+    except ValueError:  # UnicodeDecodeError: a %-escape that decodes to no UTF-8 (its bytes would quote it)
+        return "cannot be parsed by libpq (a %-escape that is not UTF-8)"
+    if "@" in str(params.get("host", "")):
+        return "has an @ in its host: a password holding @ must be written %40"
+    ports = str(params.get("port", "") or "").split(",")
+    if any(p and not (p.isdigit() and 0 < int(p) <= 65535) for p in ports):
+        return "has a port that is not a number 1-65535"
+    return None
 
 
 def people(raw: Mapping[str, Any], config_path: Path | None) -> dict[str, Any]:

@@ -66,9 +66,8 @@ def make_release(root: Path) -> Path:
     install(
         root, "libdep", "1.0", {"libdep/__init__.py": b"VERSION = '1.0'\n", "libdep/_speed.so": bytes(range(256)) * 8}
     )
-    pyc = root / SITE / "shoe" / "__pycache__"
-    pyc.mkdir()
-    (pyc / "__init__.cpython-311.pyc").write_bytes(b"compiled with a time stamp")
+    # a release holds no bytecode (pip install --no-compile): the tests that need one add it
+    (root / "pyvenv.cfg").write_text("home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n")
     return root
 
 

@@ -29,7 +29,7 @@ def test_the_manifest_lists_every_file_of_the_project_and_its_dependencies(relea
     assert manifest.versions == {"libdep": "1.0", "shoe-controller": "0.1.0"}
     assert manifest.release == "0.1.0"
     assert "bin/shoe-controller" in paths and "bin/libdep" in paths  # the console-script wrappers
-    # written by the installer or the interpreter about this one install: never covered
+    # written by the installer about this one install: never covered
     assert not [p for p in paths if p.endswith((".pyc", "/RECORD", "/INSTALLER"))]
 
 
@@ -64,9 +64,10 @@ def test_a_file_dropped_into_a_package_and_a_stray_pth_are_named(release: Path) 
     (release / SITE / "shoe/service/backdoor.py").write_text("import os\n")
     (release / SITE / "zz-evil.pth").write_text("import backdoor\n")
     (release / SITE / "libdep/__pycache__").mkdir()
-    (release / SITE / "libdep/__pycache__/x.pyc").write_bytes(b"ignored")
+    (release / SITE / "libdep/__pycache__/x.pyc").write_bytes(b"bytecode is never ignored")
     check = verify_tree(release, manifest, SEED)
     assert [str(d) for d in check.differences] == [
+        f"bytecode {SITE}/libdep/__pycache__/x.pyc",
         f"added {SITE}/shoe/service/backdoor.py",
         f"added {SITE}/zz-evil.pth",
     ]
