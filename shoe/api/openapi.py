@@ -155,11 +155,19 @@ def _operation(route: Route) -> dict[str, Any]:
     }
     if route.request is not None:
         (schema,), _ = schemas((route.request,))
-        required = body_required(route.request)
         media: dict[str, Any] = {"schema": schema}
         if route.example is not None:
             media["example"] = dict(route.example)
-        op["requestBody"] = {"required": required, "content": {"application/json": media}}
+        elif not body_required(route.request):
+            media["example"] = {}
+        # Required even for an action of no field: every POST must say Content-Type: application/json
+        # (the cross-origin defence, shoe.api.origin), and a body-less request has no content type, so
+        # the contract is a JSON body, ``{}`` when there is nothing to say.
+        op["requestBody"] = {
+            "required": True,
+            "description": "a JSON object (`{}` when the action takes no field): every POST is application/json",
+            "content": {"application/json": media},
+        }
     if route.path == "/v1/events":
         op["parameters"] = _EVENT_PARAMETERS
     content = _SUCCESS_CONTENT.get(route.path, {"application/json": {"schema": _OBJECT}})

@@ -197,9 +197,9 @@ class MississippiTable(_Table, frozen=True, omit_defaults=True):
 class StudTable(_Table, frozen=True, omit_defaults=True):
     """A seven-card stud table's limits in cents (N.J.A.C. 13:47-20.35(b)-(c))."""
 
-    bring_in: Cents
-    small_bet: Cents
-    big_bet: Cents
+    bring_in: PositiveCents
+    small_bet: PositiveCents
+    big_bet: PositiveCents
     ante: Cents | None = None
     max_raises: Annotated[int, msgspec.Meta(ge=0, le=16)] | None = None
     max_seats: Annotated[int, msgspec.Meta(ge=2, le=MAX_SEAT)] | None = None

@@ -35,7 +35,9 @@ def _engine_envy_counts(kept: bool) -> dict[str, int]:
         for hand in combinations(RANKS, 5):
             cards = [r + suit for r in hand]
             wagers = {"three-card-bonus": 500} if kept else {}
-            out = play(pa_round(), {1: (mine, PROG, [1, 1, 1]), 2: ("".join(cards[:2]), wagers, [0])}, "".join(cards[2:]))
+            out = play(
+                pa_round(), {1: (mine, PROG, [1, 1, 1]), 2: ("".join(cards[:2]), wagers, [0])}, "".join(cards[2:])
+            )
             net = side(out[1], "envy").net
             if net == ENVY.royal_flush:
                 counts["royal-flush"] += 1
