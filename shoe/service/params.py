@@ -67,7 +67,7 @@ def _bonus(value: int | str) -> Odds | FixedSum:
     return paid
 
 
-def _paytable(name: str, entries: Mapping[str, str], parse: Callable[[str], K]) -> Paytable[K]:
+def _paytable(name: str, entries: Mapping[Any, str], parse: Callable[[str], K]) -> Paytable[K]:
     return Paytable(name, tuple((parse(hand), payout(text)) for hand, text in entries.items()))
 
 
@@ -101,7 +101,9 @@ def table_config(table: MississippiTable) -> TableConfig:
     100,000; the profile's paytable; the side wagers' example tables and limits). Whether the result
     is legal for the jurisdiction is ``shoe.rules.mississippi.resolve_table``'s call (it cites the rule).
     """
-    paytable = None if table.paytable is None else BasePaytable.from_mapping("table", table.paytable)
+    paytable = None
+    if table.paytable is not None:
+        paytable = BasePaytable.from_mapping("table", {str(k): v for k, v in table.paytable.items()})
     side = None if table.side is None else _side(table.side)
     min_ante = 100 if table.min_ante is None else table.min_ante
     max_ante = 100_000 if table.max_ante is None else table.max_ante
