@@ -37,10 +37,13 @@ enabled = false  # replaced by edge_accepts_schema_valid_bodies (tests/api/schem
 """
 
 
+# Every phase under the dealer's token (the round's role); the coverage phase's boundary values do not
+# depend on the token, so the other roles run without it (it was two thirds of their time). The
+# stateful phase follows the document's links (shoe.api.openapi._LINKS) for the dealer and technician.
 PHASES = {
     "dealer": "examples,coverage,fuzzing,stateful",
-    "technician": "examples,coverage,fuzzing,stateful",
-    "table-system": "examples,coverage,fuzzing",
+    "technician": "examples,fuzzing,stateful",
+    "table-system": "examples,fuzzing",
 }
 
 

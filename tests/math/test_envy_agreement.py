@@ -73,3 +73,27 @@ def test_shoectl_math_prints_the_engines_figures() -> None:
     envy = next(t for t in json.loads(done.stdout)["extras"] if t["title"].startswith("envy"))
     assert envy["figures"]["straight-flush"]["exact"] == "3/216580"
     assert envy["figures"]["royal-flush"]["exact"] == "1/649740"
+
+
+def test_shoectl_report_counts_envy_lines_and_expects_them_as_the_engine_pays(tmp_path: Path) -> None:
+    """The PA walk-through of docs/api.md (seats 1 and 2 hold a royal and a straight flush and bet the
+    Progressive; seat 4 folds keeping side wagers; seat 6 folds with none) dealt on the service, then
+    ``shoectl report``: both Envy lines paid, and the lines expected priced by the engine's reading."""
+    from tests.api.test_doc_examples import _run_section
+
+    _run_section("A Pennsylvania round with every side wager, with curl", tmp_path)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("shoectl")), "report", "--journal", str(tmp_path / "journal.sqlite"),
+         "--json"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    [envy] = [row for row in json.loads(done.stdout)["side_wagers"] if row["bet"] == "envy"]
+    sheet = envy_per_player(par_sheet(MISSISSIPPI_MINIMUM))
+    kept = float(sheet["royal-flush"] + sheet["straight-flush"])
+    collected = float(sheet["royal-flush-no-side-wager"] + sheet["straight-flush-no-side-wager"])
+    # each Progressive bettor's others: the other bettor and seat 4 (side wagers), seat 6 (none)
+    assert envy["wagers"] == 2 and envy["paid_lines"] == 2
+    assert envy["house_win"] == -(
+        100_000 + 10_000
+    )  # seat 2 paid for seat 1's royal, seat 1 for seat 2's straight flush
+    assert envy["expected_paid_lines"] == round(2 * (2 * kept + collected), 6)
