@@ -127,6 +127,57 @@ _EVENT_PARAMETERS: list[dict[str, Any]] = [
 ]
 
 
+_ROUND = "$response.body#/round"
+_NY_ROUND = {"game": "mississippi-stud", "jurisdiction": "NY",
+             "seats": [{"seat": 1, "ante": 1000}, {"seat": 3, "ante": 500}]}  # fmt: skip
+_STUD_HAND = {"game": "seven-card-stud", "seats": [1, 2, 3],
+              "table": {"bring_in": 100, "small_bet": 200, "big_bet": 400}}  # fmt: skip
+_LINKS: dict[str, dict[str, dict[str, Any]]] = {
+    # A round's walk, as a client follows it: each answer links to the steps that may come next, with
+    # the values the answer gives (the seat to decide, the card to reveal, a stud seat's legal action).
+    # Clients (and schemathesis's stateful phase) reach decisions, reveals, settlement and approvals.
+    "openRound": {"NoMoreBets": {"operationId": "noMoreBets"}, "Deal": {"operationId": "deal"},
+                  "Round": {"operationId": "getRound"}, "Void": {"operationId": "void"}},
+    "noMoreBets": {"Lock": {"operationId": "lockProgressive"}, "Deal": {"operationId": "deal"}},
+    "lockProgressive": {"ChipCount": {"operationId": "chipCount",
+                                      "requestBody": {"count": "$response.body#/record/wagers_accepted"}}},
+    "chipCount": {"Deal": {"operationId": "deal"}},
+    "deal": {"ReleaseStub": {"operationId": "releaseStub"}, "Round": {"operationId": "getRound"},
+             "ReshuffleBurns": {"operationId": "reshuffleBurns"}},
+    "releaseStub": {"Round": {"operationId": "getRound"}, "LoadDeck": {"operationId": "loadDeck"}},
+    "getRound": {
+        "Decide": {"operationId": "decide", "requestBody": {"seat": f"{_ROUND}/next_to_decide", "multiple": 1}},
+        "Fold": {"operationId": "decide", "requestBody": {"seat": f"{_ROUND}/next_to_decide", "multiple": 0}},
+        "Reveal": {"operationId": "reveal", "requestBody": {"index": f"{_ROUND}/next_reveal"}},
+        "StudAction": {"operationId": "studAction", "requestBody": {
+            "seat": f"{_ROUND}/legal_actions/0/seat", "action": f"{_ROUND}/legal_actions/0/action",
+            "amount": f"{_ROUND}/legal_actions/0/amount"}},
+        "Settle": {"operationId": "settle"},
+        "Deal": {"operationId": "deal"},
+        "Approvals": {"operationId": "listApprovals"},
+        "Void": {"operationId": "void", "requestBody": {"cause": "the floor voids the round"}},
+    },
+    "decide": {"Round": {"operationId": "getRound"}},
+    "reveal": {"Round": {"operationId": "getRound"}},
+    "studAction": {"Round": {"operationId": "getRound"}},
+    "reshuffleBurns": {"Deal": {"operationId": "deal"}},
+    "settle": {"Round": {"operationId": "getRound"}, "Approvals": {"operationId": "listApprovals"},
+               "ReleaseStub": {"operationId": "releaseStub"}},
+    "void": {"LoadDeck": {"operationId": "loadDeck"}, "ReleaseStub": {"operationId": "releaseStub"}},
+    "getDeck": {"LoadDeck": {"operationId": "loadDeck"}, "ReleaseStub": {"operationId": "releaseStub"},
+                "OpenRound": {"operationId": "openRound"},
+                "OpenNyRound": {"operationId": "openRound", "requestBody": _NY_ROUND},
+                "OpenStudHand": {"operationId": "openRound", "requestBody": _STUD_HAND}},
+    "loadDeck": {"OpenNyRound": {"operationId": "openRound", "requestBody": _NY_ROUND},
+                 "OpenStudHand": {"operationId": "openRound", "requestBody": _STUD_HAND}},
+    "listApprovals": {
+        "Approve": {"operationId": "approve", "requestBody": {"id": "$response.body#/approvals/0/id"}},
+        "Reject": {"operationId": "reject", "requestBody": {"id": "$response.body#/approvals/0/id"}},
+    },
+}  # fmt: skip
+"""OpenAPI links of each operation's success answer, by ``operationId``."""
+
+
 def _error_statuses(route: Route) -> list[int]:
     statuses = [500]
     if route.roles:
@@ -155,15 +206,25 @@ def _operation(route: Route) -> dict[str, Any]:
     }
     if route.request is not None:
         (schema,), _ = schemas((route.request,))
-        required = body_required(route.request)
         media: dict[str, Any] = {"schema": schema}
         if route.example is not None:
             media["example"] = dict(route.example)
-        op["requestBody"] = {"required": required, "content": {"application/json": media}}
+        elif not body_required(route.request):
+            media["example"] = {}
+        # Required even for an action of no field: every POST must say Content-Type: application/json
+        # (the cross-origin defence, shoe.api.origin), and a body-less request has no content type, so
+        # the contract is a JSON body, ``{}`` when there is nothing to say.
+        op["requestBody"] = {
+            "required": True,
+            "description": "a JSON object (`{}` when the action takes no field): every POST is application/json",
+            "content": {"application/json": media},
+        }
     if route.path == "/v1/events":
         op["parameters"] = _EVENT_PARAMETERS
     content = _SUCCESS_CONTENT.get(route.path, {"application/json": {"schema": _OBJECT}})
     responses: dict[str, Any] = {str(route.status): {"description": "OK", "content": content}}
+    if route.operation_id in _LINKS:
+        responses[str(route.status)]["links"] = _LINKS[route.operation_id]
     for status in _error_statuses(route):
         responses[str(status)] = {"$ref": f"#/components/responses/E{status}"}
     op["responses"] = responses

@@ -88,6 +88,12 @@ def _text(data: dict[str, Any], fmt: str) -> str:
             f"{head}side wagers (apart; theo where a fixed table prices it)",
             _table(data["side_wagers"], cols, fmt),
         ]
+        out += [
+            f"envy: {row['paid_lines']} of {row['wagers']} lines paid, {row['expected_paid_lines']:.6f} expected "
+            "(per other player: a royal or straight flush held at settlement, docs/rules-engine.md decision 8)"
+            for row in data["side_wagers"]
+            if row["bet"] == "envy" and fmt == "text"
+        ]
     out += [
         "",
         f"{head}counted apart",

@@ -151,8 +151,12 @@ def side_data(
                 "rows": rows,
                 "notes": [
                     "the Envy Bonus pays its fixed sums per qualifying hand: expected value per round = royal "
-                    "flushes x the royal sum + straight flushes x the straight-flush sum (optimal base play; "
-                    "folded hands do not qualify)"
+                    "flushes x the royal sum + straight flushes x the straight-flush sum",
+                    "each other player with a side wager holds a hand at settlement even after a fold (PA "
+                    "655a.11(h), docs/rules-engine.md decision 8): the plain five-card odds above",
+                    "another player with no side wager who folds is collected at the fold: per such player "
+                    f"{float(envy['royal-flush-no-side-wager']):.10f} royal and "
+                    f"{float(envy['straight-flush-no-side-wager']):.10f} straight flushes (optimal base play)",
                 ],
                 "figures": {k: _exact(v) for k, v in envy.items()},
             }

@@ -19,6 +19,7 @@ expected amount returned per unit staked (1 = break-even), ``house_edge`` is ``1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -171,7 +172,22 @@ def progressive(table: Paytable[Category], par: Par) -> SideSheet:
 
 
 def envy_per_player(par: Par) -> dict[str, Fraction]:
-    """Probability that one other player shows a royal / straight flush (optimal play): the Envy Bonus
-    expected per other player is ``p_royal x royal sum + p_straight_flush x straight-flush sum``."""
+    """Probability that one other player is the holder of an Envy Bonus Qualifying Hand at settlement
+    (PA 655a.11(i)(4)(i)(E)), as the rules engine pays it (docs/rules-engine.md, decision 8).
+
+    A hand is on the table at settlement when it is live or folded and kept for a side wager (655a.11(h):
+    a fold keeps the Three Card and Five Card payouts, so the hand is still judged): such a player holds
+    a royal / straight flush with the plain five-card odds, whatever the base play (``royal-flush``,
+    ``straight-flush``: 4 and 36 in C(52, 5)). A player with no side wager who folds is collected at
+    the fold and holds nothing: only the hands optimal base play keeps to the showdown count
+    (``...-no-side-wager``). The Envy Bonus expected per other player is ``p_royal x royal sum +
+    p_straight_flush x straight-flush sum``.
+    """
     probs = _showdown_probs(par)
-    return {"royal-flush": probs["royal-flush"], "straight-flush": probs["straight-flush"]}
+    hands = Fraction(1, math.comb(52, 5))
+    return {
+        "royal-flush": 4 * hands,
+        "straight-flush": 36 * hands,
+        "royal-flush-no-side-wager": probs["royal-flush"],
+        "straight-flush-no-side-wager": probs["straight-flush"],
+    }

@@ -27,7 +27,7 @@ import numpy as np
 
 from shoe.math.actual import Decisions, Tables, collusion_test, evaluate, tables_for
 from shoe.math.hands import line_odds
-from shoe.math.side import three_card_bonus
+from shoe.math.side import envy_per_player, three_card_bonus
 from shoe.report.groupings import GROUPINGS
 from shoe.report.read import RoundInfo, SeatRound
 from shoe.rules.paytables import THREE_CARD_BONUS_EXAMPLE
@@ -217,7 +217,7 @@ def build_report(rounds: Iterable[RoundInfo], by: str = "all", alpha: float = 0.
         "test": {"description": TEST, "alpha": alpha, "seats_tested": len(tested), "threshold": threshold},
         "worst_rounds": [{"round_id": rid, "ev_given_up": round(v)} for rid, v in
                          sorted(worst.items(), key=lambda kv: -kv[1])[:10] if v > 0],
-        "side_wagers": _side(played),
+        "side_wagers": _side(played, tables),
         "apart": _apart(infos),
         "period": _period(infos),
         "series": series,  # per seat-round in order, for the plots (not printed)
@@ -238,7 +238,7 @@ def _seat_test(items: list[Any]) -> dict[str, Any]:
     return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in h.__dict__.items()}
 
 
-def _side(played: list[RoundInfo]) -> list[dict[str, Any]]:
+def _side(played: list[RoundInfo], tables: dict[str, Tables]) -> list[dict[str, Any]]:
     rtp = {"three-card-bonus": float(three_card_bonus(THREE_CARD_BONUS_EXAMPLE).rtp())}
     out: dict[str, dict[str, Any]] = {}
     for info in played:
@@ -253,7 +253,41 @@ def _side(played: list[RoundInfo]) -> list[dict[str, Any]]:
     for bet, row in out.items():
         row["hold_pct"] = 100 * row["house_win"] / row["handle"] if row["handle"] else None
         row["theo"] = round(row["handle"] * (1 - rtp[bet])) if bet in rtp else None
-    return [out[k] for k in sorted(out)]
+    envy = _envy(played, tables)
+    return [out[k] for k in sorted(out)] + ([envy] if envy else [])
+
+
+def _envy(played: list[RoundInfo], tables: dict[str, Tables]) -> dict[str, Any] | None:
+    """The Envy Bonus apart: its lines (one per Progressive bettor), those paid, what they paid, and the
+    lines the sheet expects to be paid, priced as the engine pays (docs/rules-engine.md decision 8):
+    per other player, the plain five-card odds of a royal or straight flush if that player has a side
+    wager (the hand is kept on a fold), the showdown odds of optimal play if not (collected at a fold).
+    """
+    lines = won = paid = 0
+    expected = 0.0
+    for info in played:
+        if not any(bet == "envy" for s in info.seats for bet, _, _ in s.side):
+            continue
+        par = (tables.get(info.jurisdiction) or _tables(info.jurisdiction)).par
+        odds = envy_per_player(par)
+        kept = float(odds["royal-flush"] + odds["straight-flush"])
+        collected = float(odds["royal-flush-no-side-wager"] + odds["straight-flush-no-side-wager"])
+        for s in info.seats:
+            for bet, _, net in s.side:
+                if bet != "envy":
+                    continue
+                lines += 1
+                won += net > 0
+                paid += max(net, 0)
+                expected += sum(
+                    kept if any(stake > 0 for _, stake, _ in other.side) else collected
+                    for other in info.seats
+                    if other.seat != s.seat and not other.forfeited
+                )
+    if not lines:
+        return None
+    return {"bet": "envy", "wagers": lines, "handle": 0, "house_win": -paid, "hold_pct": None, "theo": None,
+            "paid_lines": won, "expected_paid_lines": round(expected, 6)}  # fmt: skip
 
 
 def _apart(infos: list[RoundInfo]) -> dict[str, Any]:

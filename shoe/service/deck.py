@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +80,7 @@ class DeckCycle:
         self._stale = True  # the shoe must be asked what it holds (at start, after a lost link)
         self._loading_by: str | None = None  # the role whose load action is waiting for its DECK_LOADED
         self._absorb: int | None = None  # a DECK_LOADED of this count repeats the load found at connect
+        self._round_loaded = False  # the DECK_LOADED of a load on top of the live deck (load_on_top) was seen
         self._replaying = False
         self._touched = True  # a stack was asked of the shoe in the round dealing from the deck
         self._shown_view: dict[str, Any] | None = None
@@ -256,7 +257,7 @@ class DeckCycle:
         mixed = self.state is DeckState.IN_PLAY and self._live()
         if mixed and self._round_load():
             log.info("cards loaded into the round's deck, as the round expects", count=count)
-            self.count = count
+            self.count, self._round_loaded = count, True
             return  # the round records it (seven-card stud's reshuffled burns)
         self._loaded(count, event.back, self._loading_by or "shoe")
         if mixed:
@@ -355,6 +356,32 @@ class DeckCycle:
         data = {"event": "unchecked", "deck_no": self.deck_no, "cause": cause, "count": self.count, "who": who}
         self.sink.append("deck", data, None)  # the fold applies it once committed
         log.info("deck unchecked", deck_no=self.deck_no, cause=cause, who=who)
+
+    def load_on_top(self, codes: Sequence[str]) -> bool:
+        """Seven-card stud's reshuffled burns (N.J.A.C. 13:47-20.35(h): "the dealer shall shuffle the burn
+        cards, burn a card and then deal the common card") loaded by the service into an emulator, which
+        has no dealer's hands, on top of the card it still holds; its DECK_LOADED is the round's
+        (``on_loaded``), waited for here so that it is never taken for a second deck once the next card
+        is out. ``False`` on a real shoe: its dealer loads them, and the shoe reports the load."""
+        target = self.emulator()
+        if target is None:
+            return False
+        from drivers.emulator import control, deck  # here, not at start: only an emulator has a deck to load
+
+        default = deck.DEFAULT_BACK if isinstance(target, Path) else target.config.back
+        spec = deck.DeckLoad(order=tuple(codes), back=self.back or default, mid_round=True)
+        self._round_loaded = False
+        try:
+            control.load_deck_at(target, spec) if isinstance(target, Path) else target.load_deck(spec)
+        except (ValueError, control.ControlError) as exc:
+            raise ServiceError("load-refused", f"the emulator refused the reshuffled burn cards: {exc}",
+                               hint="void the hand (POST /v1/round/void)") from None  # fmt: skip
+        deadline = time.monotonic() + LOAD_WAIT_S
+        while not self._round_loaded and time.monotonic() < deadline:
+            self._drain()
+            if not self._round_loaded:
+                time.sleep(0.005)
+        return self._round_loaded
 
     def release(self, who: str) -> dict[str, Any]:
         """Between rounds: the shoe presents the cards it holds (a stub, a refused deck); the shoe is empty."""

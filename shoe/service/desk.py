@@ -8,7 +8,7 @@ an alarm and a misdeal (issue 10 break 8). Only the owner thread calls it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from drivers.errors import ShoeDiscrepancy
@@ -33,6 +33,8 @@ class RoundDesk:
         """The live round, or the last one closed (the round the view keeps showing)."""
         self.deck_gate: Callable[[], tuple[int | None, dict[str, Any]]] | None = None
         """The open-round gate of the deck cycle (``DeckCycle.for_round``), set by the owner."""
+        self.loader: Callable[[Sequence[str]], bool] | None = None
+        """The deck cycle's load on top of a live deck (``DeckCycle.load_on_top``), set by the owner."""
 
     @property
     def known_dispense_id(self) -> int:
@@ -73,6 +75,9 @@ class RoundDesk:
 
     def cards_remaining(self) -> int | None:
         return self.supervisor.cards_remaining()
+
+    def load_on_top(self, codes: Sequence[str]) -> bool:
+        return self.loader is not None and self.loader(codes)
 
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
         if self.deck_gate is None:

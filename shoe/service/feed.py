@@ -92,11 +92,20 @@ class EventFeed:
     ) -> list[dict[str, Any]]:
         """Project one journal entry; wake every waiting reader. Returns the events it made.
 
-        ``also``: events the entry caused, already public (the deck view after a deck entry), published
-        with the entry's cursor in the same step, so a reader never sees the cursor without them.
+        ``also``: views the entry changed, already public (``{"type": "deck", ...}``: the deck view after a
+        deck entry), carried by the entry's own event as ``<type>_view`` (``"deck_view": {...}``), so that each
+        cursor is one event's: a client resuming after an id (``Last-Event-ID``) gets every event after
+        it, none twice, none lost. An entry that projects to no event of its own (a hidden card) sends the
+        view alone, as an event of that type with the entry's cursor.
         """
         events = project(seq, ts, kind, round_id, data)
-        events += [{"cursor": seq, "ts": ts, "round_id": None, **event} for event in also]  # the table's, not a round's
+        for view in also:
+            name = str(view.get("type"))
+            shown = {key: value for key, value in view.items() if key != "type"}
+            if events:
+                events[-1][f"{name}_view"] = shown  # a round-opened event has a `deck` of its own
+            else:  # the table's, not a round's
+                events.append({"cursor": seq, "ts": ts, "round_id": None, "type": name, **shown})
         encoded = [_held(event) for event in events]
         with self._cond:
             self._events.extend(encoded)

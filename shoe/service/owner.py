@@ -96,6 +96,7 @@ class Owner:
         self.deck = DeckCycle(config, self.sink, self.supervisor, self.shown, live=live, void=self._void_mixed,
                               drain=self.drain, round_load=self._round_load)  # fmt: skip
         self.desk.deck_gate = self.deck.for_round
+        self.desk.loader = self.deck.load_on_top
         self.integrity = Integrity(config.verify, self.sink, self.supervisor)  # program and firmware (issue 17)
         self.floor_watch = FloorWatch(self.supervisor)  # the floor's refusal, journaled here (issue 14)
         self.approvals = Approvals()  # steps awaiting a second person (issue 13)

@@ -24,7 +24,7 @@ A round that cannot be replayed from its records is voided the same way.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -118,6 +118,7 @@ class Owner(Protocol):
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]: ...
+    def load_on_top(self, codes: Sequence[str]) -> bool: ...
     def raise_alarm(
         self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None
     ) -> None: ...

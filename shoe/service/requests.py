@@ -27,11 +27,12 @@ A refusal is :class:`RequestError` with a message that names the field's JSON pa
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Mapping
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import msgspec
 
@@ -47,6 +48,7 @@ __all__ = [
     "Decide",
     "Empty",
     "FaultName",
+    "FiveCardParams",
     "Forfeit",
     "LoadDeck",
     "MaintenanceDispense",
@@ -55,6 +57,7 @@ __all__ = [
     "OpenMississippi",
     "OpenRound",
     "OpenStud",
+    "Payout",
     "ProgressiveInputs",
     "RequestError",
     "Reveal",
@@ -119,8 +122,42 @@ class StudSeat(_Request, frozen=True):
 
 
 class EnvyParams(_Request, frozen=True):
+    """The Envy Bonus's fixed amounts in cents (PA 655a.11(i)(4)(iii))."""
+
     royal_flush: Cents
     straight_flush: Cents
+
+
+# A payout as the rules digest writes it: "500 to 1" (winnings on top of the returned stake), "300 for 1"
+# (stake included) or "10% of meter" (a share of a progressive meter, never paid from the tray).
+PAYOUT_PATTERN = (
+    r"^(?:(?:0|[1-9][0-9]{0,5}) to 1|[1-9][0-9]{0,5} for 1|(?:[1-9][0-9]?|100)% of (?:meter|mega|major|minor))$"
+)
+Payout = Annotated[str, msgspec.Meta(pattern=PAYOUT_PATTERN, description='"40 to 1", "300 for 1" or "10% of meter"')]
+ODDS_PATTERN = r"^(?:(?:0|[1-9][0-9]{0,5}) to 1|[1-9][0-9]{0,5} for 1)$"
+BonusOdds = Annotated[str, msgspec.Meta(pattern=ODDS_PATTERN, description='odds on the stake: "2 to 1", "3 for 1"')]
+PositiveCents = Annotated[int, msgspec.Meta(ge=1, le=MAX_CENTS, description="whole cents, at least 1")]
+# The hands of the paytables (shoe.hands.Category, ThreeCardCategory, shoe.rules.paytables.BaseHand: a
+# test keeps these equal to them).
+FiveCardHand = Literal[
+    "royal-flush", "straight-flush", "four-of-a-kind", "full-house", "flush", "straight", "three-of-a-kind",
+    "two-pair", "pair", "high-card",
+]  # fmt: skip
+ThreeCardHand = Literal["mini-royal", "straight-flush", "three-of-a-kind", "straight", "flush", "pair", "high-card"]
+BaseHandName = Literal[
+    "royal-flush", "straight-flush", "four-of-a-kind", "full-house", "flush", "straight", "three-of-a-kind",
+    "two-pair", "pair-jacks-or-better", "pair-6s-to-10s",
+]  # fmt: skip
+BaseOdds = Annotated[int, msgspec.Meta(ge=0, le=1_000_000, description="odds to 1 (0: the stake is returned)")]
+
+
+class FiveCardParams(_Request, frozen=True):
+    """The Five Card Hand Bonus (PA 655a.11(i)(4)(ii)): its paytable, the Magic Card and Lucky bonuses,
+    each a fixed sum (integer cents) or odds on the stake."""
+
+    paytable: Annotated[dict[FiveCardHand, Payout], msgspec.Meta(min_length=1, max_length=10)]
+    magic_card: PositiveCents | BonusOdds
+    lucky_bonus: PositiveCents | BonusOdds
 
 
 class SideParams(_Request, frozen=True, omit_defaults=True):
@@ -129,9 +166,11 @@ class SideParams(_Request, frozen=True, omit_defaults=True):
     offered: Annotated[list[SideBetName], msgspec.Meta(max_length=4)] = msgspec.field(default_factory=list)
     envy: EnvyParams | None = None
     progressive_table: Annotated[str, msgspec.Meta(pattern="^[A-Z]$")] | None = None
-    progressive_wager: Cents | None = None
-    bonus_min: Cents | None = None
-    bonus_max: Cents | None = None
+    three_card: Annotated[dict[ThreeCardHand, Payout], msgspec.Meta(min_length=1, max_length=7)] | None = None
+    five_card: FiveCardParams | None = None
+    progressive_wager: PositiveCents | None = None
+    bonus_min: PositiveCents | None = None
+    bonus_max: PositiveCents | None = None
 
 
 class _Table(_Request, frozen=True, omit_defaults=True):
@@ -142,20 +181,27 @@ class _Table(_Request, frozen=True, omit_defaults=True):
 
 
 class MississippiTable(_Table, frozen=True, omit_defaults=True):
-    """A Mississippi stud table's configuration (cents); what is not given takes the defaults."""
+    """A Mississippi stud table's configuration (cents); what is not given takes the defaults.
+
+    The one type of a table, over HTTP (``POST /v1/rounds``) and in a play script (docs/play-scripts.md):
+    both decode it here and turn it into the rules engine's configuration with
+    ``shoe.service.params.table_config``. ``paytable``: a better base paytable than the profile's
+    minimum (NY 5324.38(f), NJ), odds to 1 per line.
+    """
 
     name: Name | None = None
-    min_ante: Cents | None = None
-    max_ante: Cents | None = None
+    min_ante: PositiveCents | None = None
+    max_ante: PositiveCents | None = None
+    paytable: Annotated[dict[BaseHandName, BaseOdds], msgspec.Meta(min_length=1, max_length=10)] | None = None
     side: SideParams | None = None
 
 
 class StudTable(_Table, frozen=True, omit_defaults=True):
     """A seven-card stud table's limits in cents (N.J.A.C. 13:47-20.35(b)-(c))."""
 
-    bring_in: Cents
-    small_bet: Cents
-    big_bet: Cents
+    bring_in: PositiveCents
+    small_bet: PositiveCents
+    big_bet: PositiveCents
     ante: Cents | None = None
     max_raises: Annotated[int, msgspec.Meta(ge=0, le=16)] | None = None
     max_seats: Annotated[int, msgspec.Meta(ge=2, le=MAX_SEAT)] | None = None
@@ -279,19 +325,84 @@ _PATTERN_WORDS = {
     CARD_PATTERN: 'a card code such as "7h" (rank 23456789TJQKA, suit cdhs)',
     _PRINTABLE: "printable text without control characters (no newline, no escape)",
     KEY_PATTERN: "a name of letters, digits, - and _",
+    PAYOUT_PATTERN: 'a payout such as "40 to 1", "300 for 1" or "10% of meter" (meter, mega, major or minor)',
+    ODDS_PATTERN: 'odds on the stake such as "2 to 1" or "3 for 1"',
+    "^[A-Z]$": "one capital letter (A to Z)",
+    # shoe.people.credentials: the people routes' fields
+    r"^[0-9]{4,12}$": "a PIN of 4 to 12 digits",
+    r"^[A-Za-z0-9-]{1,32}$": "a badge of 1 to 32 letters, digits and -",
+    r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$": "an employee id: 1 to 32 letters, digits, . _ -",
+    r"^t-[0-9a-f]{8}$": 'a token id such as "t-0123abcd"',
+    r"^a-[0-9a-f]{8}$": 'an approval id such as "a-0123abcd"',
 }
+_DIGITS = re.compile(r"\^\[0-9\]\{(\d+),(\d+)\}\$")
+_AT = re.compile(r"^(?P<what>.*?) - at `(?:(?P<key>key)` in `)?(?P<where>\$[^`]*)`$", re.S)
 
 
-def _message(exc: msgspec.ValidationError) -> str:
-    """msgspec's "Expected `int`, got `str` - at `$.seat`" as "$.seat: expected `int`, got `str`"."""
+def _pattern_words(pattern: str) -> str:
+    if pattern in _PATTERN_WORDS:
+        return _PATTERN_WORDS[pattern]
+    if match := _DIGITS.fullmatch(pattern):
+        return f"{match[1]} to {match[2]} digits"
+    return f"text matching the pattern {pattern}"
+
+
+def _segments(where: str) -> list[str | int]:
+    """``$.seats[0].side[...]`` -> ``["seats", 0, "side", "[...]"]``."""
+    parts = [name or index for name, index in re.findall(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]", where)]
+    return [int(part) if part.isdigit() else part for part in parts]
+
+
+def _strip(kind: Any) -> Any:
+    while get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    return kind
+
+
+def _allowed(kind: Any, path: list[str | int], key: bool) -> list[str]:
+    """The values a ``Literal`` at ``path`` of ``kind`` takes (the keys of a mapping there when ``key``)."""
+    kind = _strip(kind)
+    if get_origin(kind) in (Union, UnionType):
+        return list(dict.fromkeys(v for k in get_args(kind) for v in _allowed(k, path, key)))
+    if not path:
+        if key and get_origin(kind) is dict:
+            return _allowed(get_args(kind)[0], [], False)
+        return [str(v) for v in get_args(kind)] if get_origin(kind) is Literal else []
+    head, rest = path[0], path[1:]
+    if isinstance(kind, type) and issubclass(kind, msgspec.Struct) and isinstance(head, str):
+        config = kind.__struct_config__
+        if not rest and head == config.tag_field:
+            return [str(config.tag)]
+        hints = get_type_hints(kind, include_extras=True)
+        return _allowed(hints[head], rest, key) if head in hints else []
+    if get_origin(kind) is list and isinstance(head, int):
+        return _allowed(get_args(kind)[0], rest, key)
+    if get_origin(kind) is dict and head == "[...]":
+        return _allowed(get_args(kind)[1], rest, key)
+    return []
+
+
+def _message(exc: msgspec.ValidationError, kind: Any = None) -> str:
+    """msgspec's "Expected `int`, got `str` - at `$.seat`" as "$.seat: expected `int`, got `str`", in
+    words: a pattern as what it stands for ("a PIN of 4 to 12 digits"), an unknown name with the names
+    there are ("one of: NY, PA, NJ"). The one place a decode error becomes the answer's message."""
     text = str(exc)
-    what, sep, where = text.rpartition(" - at `")
-    if not sep:
-        what, where = text, "$`"
+    match = _AT.fullmatch(text)
+    what, where, key = (match["what"], match["where"], match["key"]) if match else (text, "$", None)
     what = what[:1].lower() + what[1:]
-    for pattern, words in _PATTERN_WORDS.items():
-        what = what.replace(f"matching regex {pattern!r}", f"({words})")
-    return f"{where.rstrip('`')}: {what}"
+    for pattern in re.findall(r"matching regex ('(?:[^'\\]|\\.)*')", what):
+        try:
+            plain = ast.literal_eval(pattern)
+        except (ValueError, SyntaxError):
+            continue
+        what = what.replace(f"matching regex {pattern}", f"({_pattern_words(plain)})")
+    if kind is not None and what.startswith(("invalid enum value", "invalid value")):
+        names = _allowed(kind, _segments(where), key is not None)
+        if names:
+            what += f": use one of: {', '.join(names)}"
+    if key is not None:
+        what = f"unknown key {what.removeprefix('invalid enum value ')}"
+    return f"{where}: {what}"
 
 
 def decode(raw: bytes, kind: Any) -> Any:
@@ -308,7 +419,7 @@ def decode(raw: bytes, kind: Any) -> Any:
     except strict_json.JsonError as exc:
         raise RequestError(str(exc)) from None
     except msgspec.ValidationError as exc:
-        raise RequestError(_message(exc)) from None
+        raise RequestError(_message(exc, kind)) from None
 
 
 def _clean(value: object, path: str, depth: int = 0) -> object:
@@ -360,7 +471,7 @@ def convert_value(value: object, kind: Any, path: str = "$") -> Any:
     try:
         return msgspec.convert(cleaned, kind, strict=True)
     except msgspec.ValidationError as exc:
-        message = _message(exc)
+        message = _message(exc, kind)
         raise RequestError(path + message[1:] if message.startswith("$") else message) from None
 
 

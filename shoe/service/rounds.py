@@ -55,6 +55,11 @@ class Desk(Protocol):
         """The open-round gate (``shoe.service.deck``): the shoe's count and the checked deck, or a refusal."""
         ...
 
+    def load_on_top(self, codes: Sequence[str]) -> bool:
+        """An emulator shoe: ``codes`` loaded on top of the cards it holds, as a dealer would (seven-card
+        stud's reshuffled burns); ``False`` on a real shoe, whose dealer loads them by hand."""
+        ...
+
     def raise_alarm(
         self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None
     ) -> None: ...
@@ -267,6 +272,8 @@ class RoundRun(ABC):
     def announce(self, desk: Desk, target: str, seat: int | None, number: int, size: int, **extra: Any) -> None:
         """The ``stack-for-seat`` entry: journaled (and shown) before the shoe is asked for the stack."""
         data = {"action": "stack-for-seat", "target": target, "seat": seat, "number": number, "size": size, **extra}
+        if self.announced == data:
+            return  # a retry after a refused dispense: that stack is announced already and no card moved
         desk.append("decision", data, self.round_id)
         self.announced = data
 

@@ -8,6 +8,7 @@ keeps both (a paused hand refuses actions; a void hand returns every chip put in
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,6 +30,7 @@ from shoe.service.secrecy import public_record, stud_view
 __all__ = ["StudRun"]
 
 IRREGULARITY_RULE = "rules digest: irregularities"
+_SHUFFLE = secrets.SystemRandom()  # the burn cards' reshuffle: never predictable from the service's state
 
 
 class StudRun(RoundRun):
@@ -135,8 +137,11 @@ class StudRun(RoundRun):
             return self._act(desk, request)
         if action == "reshuffle-burns":
             record = self.hand.reshuffle_burns()
-            self.record(desk, "decision", record, action="reshuffle-burns")
-            return {"record": public_record(encode_record(record))}
+            self.record(desk, "decision", record, action="reshuffle-burns")  # journaled before the cards move
+            # (h): "the dealer shall shuffle the burn cards, burn a card and then deal the common card". An
+            # emulator has no dealer: the service shuffles and loads them; a real shoe's dealer does.
+            loaded = desk.load_on_top(_SHUFFLE.sample([card.code for card in record.burns], len(record.burns)))
+            return {"record": public_record(encode_record(record)), "burns_loaded": loaded}
         if action == "settle":
             if self.hand.finished:
                 return self._awards()

@@ -85,3 +85,74 @@ def test_the_documented_stud_hand_plays_to_its_documented_award(tmp_path: Path) 
     assert replies[0]["state"] == "deal-3rd" and replies[1]["state"] == "bring-in"
     assert replies[-1]["awards"] == {"4": 2300}
     assert view is not None and view["winners"] == [4] and view["pot_shares"] == {"4": 2300}
+
+
+def _run_section(title: str, tmp_path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every ``post`` of a section, verbatim, on the real service with the emulator deck it names, each
+    under the role its action takes (the table-system's inputs too); (path, answer) in order."""
+    section = _section(title)
+    deck = re.search(r'emu://\?deck=([2-9TJQKAcdhs]+)"', section)
+    assert deck is not None, f"{title}: no emulator deck"
+    codes = tuple(deck[1][i : i + 2] for i in range(0, len(deck[1]), 2))
+    shoe = EmulatedShoe(EmulatorConfig(deck=codes))
+    config = ServiceConfig(shoe_port="emu://", journal=tmp_path / "journal.sqlite", timeouts=FAST, submit_timeout=20.0)
+    service = TableService(config, transport_factory=lambda: EmulatorTransport(shoe))
+    service.start()
+    replies: list[tuple[str, dict[str, Any]]] = []
+    try:
+        deadline = time.monotonic() + 10.0
+        while service.health()["shoe"]["link"] != "up":
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        for path, body in _calls(section):
+            params = msgspec.json.decode(body.encode()) if body else {}
+            action = BY_PATH[path]
+            replies.append((path, service.submit(action.name, params, action.role)))
+    finally:
+        service.stop()
+        shoe.close()
+    return replies
+
+
+def _example_settlement(name: str) -> dict[int, tuple[int, dict[str, int]]]:
+    """What ``shoectl play`` settles for an example: each seat's net and side wagers' nets."""
+    from shoe.play import dry_run, load_script
+
+    record = dry_run(load_script(DOC.parents[1] / "examples" / f"{name}.json"))
+    return {
+        int(seat): (s["net"], {bet: line["net"] for bet, line in s.get("side", {}).items()})
+        for seat, s in record["seats"].items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("title", "example"),
+    [
+        ("A Pennsylvania round with every side wager, with curl", "pa-mississippi-stud"),
+        ("A New Jersey round with a better paytable, with curl", "nj-mississippi-stud"),
+    ],
+)
+def test_the_documented_mississippi_round_settles_as_its_play_script(title: str, example: str, tmp_path: Path) -> None:
+    replies = _run_section(title, tmp_path)
+    assert replies[-1][0] == "/v1/round/settle" and replies[-1][1]["state"] == "complete"
+    settled = {
+        line["seat"]: (line["net"], {side["bet"]: side["net"] for side in line["side"]})
+        for line in replies[-1][1]["lines"]
+    }
+    expected = _example_settlement(example)
+    assert {seat: got for seat, got in settled.items()} == {s: expected[s] for s in settled}
+    assert set(settled) | {s for s, (net, side) in expected.items() if not side and net < 0} >= set(expected)
+    for path, reply in replies:  # each comment's state is the answer's
+        line = next(x for x in _section(title).splitlines() if x.startswith(f"post {path}"))
+        if '# "state": ' in line and path not in ("/v1/round/decisions", "/v1/round/reveal"):
+            assert f'"state": "{reply["state"]}"' in line, (line, reply["state"])
+
+
+def test_the_documented_eight_seat_stud_hand_reshuffles_the_burns(tmp_path: Path) -> None:
+    replies = _run_section("An 8-seat seven-card stud hand with the burn reshuffle, with curl", tmp_path)
+    paths = [p for p, _ in replies]
+    reshuffle = paths.index("/v1/round/reshuffle-burns")
+    assert replies[reshuffle][1]["burns_loaded"] is True
+    seventh = replies[reshuffle + 1]
+    assert seventh[0] == "/v1/round/deal" and [c["target"] for c in seventh[1]["cards"]] == ["burn", "common"]
+    assert replies[-1][0] == "/v1/round/settle" and sum(replies[-1][1]["awards"].values()) == 8 * (25 + 100)

@@ -59,6 +59,18 @@ def test_the_request_types_name_the_profiles_and_faults_there_are() -> None:
     assert set(typing.get_args(rq.FaultName)) == names | {n.replace("_", "-") for n in names}
 
 
+def test_the_table_types_name_the_hands_and_side_wagers_there_are() -> None:
+    from shoe.hands import Category, ThreeCardCategory
+    from shoe.rules.paytables import BaseHand
+    from shoe.rules.profiles import SideBet
+    from shoe.service import requests as rq
+
+    assert list(typing.get_args(rq.FiveCardHand)) == [c.value for c in Category]
+    assert list(typing.get_args(rq.ThreeCardHand)) == [c.value for c in ThreeCardCategory]
+    assert list(typing.get_args(rq.BaseHandName)) == [c.value for c in BaseHand]
+    assert set(typing.get_args(rq.SideBetName)) == {b.value for b in SideBet}
+
+
 MINIMAL: dict[str, dict[str, Any]] = {
     "chip-count": {"count": 0},
     "decide": {"seat": 1, "multiple": 1},

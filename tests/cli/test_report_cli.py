@@ -126,7 +126,7 @@ def test_the_first_releases_journal_reports_with_its_voids_irregularities_and_si
     assert apart["void_rounds"] == 1 and apart["returned"] == 1000
     assert apart["other_games"] == {"seven-card-stud": 1}
     assert apart["irregularities"] == {"void": 1, "paused": 1, "resumed": 1}
-    assert {s["bet"] for s in data["side_wagers"]} == {"progressive", "three-card-bonus"}
+    assert {s["bet"] for s in data["side_wagers"]} == {"progressive", "three-card-bonus", "envy"}
     text = _run("--journal", str(release))
     assert text.returncode == 0 and "void rounds 1 (returned 1000)" in text.stdout
 
