@@ -166,7 +166,10 @@ class Layout:
             return head
         out = bytearray(head)
         for name, codec in zip(names[self.fixed :], self.rest, strict=True):
-            codec.encode(getattr(message, name), out)
+            value = getattr(message, name)
+            if value is None:
+                break  # an appended field left out: the payload ends as an older sender's does (SPEC §7)
+            codec.encode(value, out)
         return bytes(out)
 
 
@@ -182,7 +185,10 @@ _DECODERS: dict[int, Callable[[bytes], Message]] = {t: layout.decode for t, layo
 def _encode_generic(message: Message) -> bytes:
     out = bytearray()
     for name, codec in zip(message.__struct_fields__, message.LAYOUT, strict=True):
-        codec.encode(getattr(message, name), out)
+        value = getattr(message, name)
+        if value is None:
+            break  # an appended field left out (``Layout.encode``)
+        codec.encode(value, out)
     return bytes(out)
 
 
