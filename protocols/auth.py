@@ -80,7 +80,7 @@ def mac(session: bytes, direction: Direction, sealed: bytes) -> bytes:
     return hashlib.blake2s(bytes((direction,)) + sealed, key=session, digest_size=MAC_SIZE).digest()
 
 
-def seal_body(session: bytes, direction: Direction, counter: int, msg_type: int, seq: int, payload: bytes) -> bytes:
+def seal_body(session: bytes, direction: Direction, counter: int, msg_type: int, seq: int, *, payload: bytes) -> bytes:
     """The frame's payload field: ``counter | payload | mac``."""
     if len(payload) > MAX_AUTH_PAYLOAD:
         raise ValueError(f"payload of {len(payload)} bytes exceeds the {MAX_AUTH_PAYLOAD}-byte authenticated limit")
@@ -89,9 +89,11 @@ def seal_body(session: bytes, direction: Direction, counter: int, msg_type: int,
     return inner + tag
 
 
-def seal(session: bytes, direction: Direction, counter: int, msg_type: int, seq: int, payload: bytes) -> bytes:
+def seal(session: bytes, direction: Direction, counter: int, msg_type: int, seq: int, *, payload: bytes) -> bytes:
     """Wire bytes (COBS, delimiter) of one authenticated frame."""
-    return encode_frame(FORMAT_AUTH, msg_type, seq, seal_body(session, direction, counter, msg_type, seq, payload))
+    return encode_frame(
+        FORMAT_AUTH, msg_type, seq, seal_body(session, direction, counter, msg_type, seq, payload=payload)
+    )
 
 
 def open_frame(session: bytes, direction: Direction, frame: Frame) -> tuple[int, Frame]:
@@ -123,7 +125,7 @@ class Sender:
         self.counter += 1
         if self.counter > 0xFFFFFFFF:
             raise OverflowError("session counter exhausted: start a new session")
-        return seal(self.session, self.direction, self.counter, msg_type, seq, payload)
+        return seal(self.session, self.direction, self.counter, msg_type, seq, payload=payload)
 
 
 @dataclass
@@ -161,7 +163,7 @@ class Session:
     @classmethod
     def start(cls, key: bytes, host_nonce: bytes, shoe_nonce: bytes, boot_id: int, *, host: bool) -> Session:
         k = session_key(key, host_nonce, shoe_nonce, boot_id)
-        mine, theirs = (
-            (Direction.HOST_TO_SHOE, Direction.SHOE_TO_HOST) if host else (Direction.SHOE_TO_HOST, Direction.HOST_TO_SHOE)
-        )
+        mine, theirs = Direction.HOST_TO_SHOE, Direction.SHOE_TO_HOST
+        if not host:
+            mine, theirs = theirs, mine
         return cls(Sender(k, mine), Receiver(k, theirs))

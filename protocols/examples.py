@@ -62,8 +62,13 @@ GOLDEN: tuple[tuple[str, auth.Direction, int, m.Message, int], ...] = (
         m.HelloReply(GOLDEN_BOOT_ID, GOLDEN_SHOE_NONCE, auth.key_id(GOLDEN_KEY)),
         0x0100,
     ),
-    ("shoe: CARD_READ event 1, card As, counter 2", auth.Direction.SHOE_TO_HOST, 2,
-     m.CardReadEvent(1, 1, 1, CardRead("As")), 0),  # fmt: skip
+    (
+        "shoe: CARD_READ event 1, card As, counter 2",
+        auth.Direction.SHOE_TO_HOST,
+        2,
+        m.CardReadEvent(1, 1, 1, CardRead("As")),
+        0,
+    ),
     (
         "shoe: DISPENSE_REPORT STARTED with its position (v1.1), counter 3, seq 2",
         auth.Direction.SHOE_TO_HOST,
@@ -91,8 +96,8 @@ def golden_table() -> str:
         "|---|---|---|---|---|---|",
     ]
     for what, direction, counter, message, seq in GOLDEN:
-        body = auth.seal_body(session, direction, counter, message.TYPE, seq, codec.encode_payload(message))
-        wire = auth.seal(session, direction, counter, message.TYPE, seq, codec.encode_payload(message))
+        body = auth.seal_body(session, direction, counter, message.TYPE, seq, payload=codec.encode_payload(message))
+        wire = auth.seal(session, direction, counter, message.TYPE, seq, payload=codec.encode_payload(message))
         tag = body[-auth.MAC_SIZE :].hex(" ")
         lines.append(f"| {what} | 0x{direction:02X} | {counter} | `{message!r}` | `{tag}` | `{wire.hex(' ')}` |")
     return "\n".join(lines)

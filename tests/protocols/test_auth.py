@@ -28,7 +28,7 @@ def test_golden_vectors_are_fixed_bytes() -> None:
     """Written out by hand from SPEC §13.6: a change of the algorithm or layout fails here, not only in SPEC."""
     assert auth.key_id(GOLDEN_KEY) == 0xD53339D2
     assert SESSION.hex() == "6f6017045298a90f8cef47f8fc73f93a210ecc0863465a619aeca2901310e2f4"
-    wire = auth.seal(SESSION, H, 2, m.Dispense.TYPE, 2, codec.encode_payload(m.Dispense(1, 2)))
+    wire = auth.seal(SESSION, H, 2, m.Dispense.TYPE, 2, payload=codec.encode_payload(m.Dispense(1, 2)))
     assert wire.hex(" ") == "04 02 03 02 02 02 01 01 02 01 01 01 0e 02 fe 94 0e 56 67 5e 02 d5 48 ac ce d9 00"
 
 
@@ -42,7 +42,7 @@ def test_the_mac_is_keyed_blake2s_over_direction_and_body() -> None:
     payload = codec.encode_payload(m.CardReadEvent(1, 1, 1, CardRead("As")))
     body = bytes((2, 0x81, 0, 0)) + (2).to_bytes(4, "little") + payload
     tag = hashlib.blake2s(b"\x02" + body, key=session, digest_size=8).digest()
-    frame = _frame(auth.seal(session, S, 2, 0x81, 0, payload))
+    frame = _frame(auth.seal(session, S, 2, 0x81, 0, payload=payload))
     assert frame.payload == (2).to_bytes(4, "little") + payload + tag
 
 
@@ -63,9 +63,11 @@ seqs = st.integers(0, 0xFFFF)
 
 @settings(max_examples=300, deadline=None)
 @given(payloads, types, seqs, st.integers(1, 1000), st.data())
-def test_any_rewritten_byte_is_refused(payload: bytes, msg_type: int, seq: int, counter: int, data: st.DataObject) -> None:
+def test_any_rewritten_byte_is_refused(
+    payload: bytes, msg_type: int, seq: int, counter: int, data: st.DataObject
+) -> None:
     """A man in the middle changes any bit of the body and recomputes the CRC: the MAC refuses it."""
-    body = bytearray(auth.seal_body(SESSION, S, counter, msg_type, seq, payload))
+    body = bytearray(auth.seal_body(SESSION, S, counter, msg_type, seq, payload=payload))
     header = bytearray((auth.FORMAT_AUTH, msg_type, seq & 0xFF, seq >> 8))
     whole = header + body
     index = data.draw(st.integers(0, len(whole) - 1))
@@ -73,7 +75,8 @@ def test_any_rewritten_byte_is_refused(payload: bytes, msg_type: int, seq: int, 
     whole[index] ^= flip
     if whole[0] != auth.FORMAT_AUTH:
         with pytest.raises(auth.AuthError):
-            auth.Receiver(SESSION, S).open(Frame(whole[0], whole[1], int.from_bytes(whole[2:4], "little"), bytes(whole[4:])))
+            seq_field = int.from_bytes(whole[2:4], "little")
+            auth.Receiver(SESSION, S).open(Frame(whole[0], whole[1], seq_field, bytes(whole[4:])))
         return
     forged = _frame(encode_frame(whole[0], whole[1], int.from_bytes(whole[2:4], "little"), bytes(whole[4:])))
     with pytest.raises(auth.AuthError) as refused:
@@ -85,7 +88,7 @@ def test_any_rewritten_byte_is_refused(payload: bytes, msg_type: int, seq: int, 
 @given(payloads, types, seqs, st.integers(1, 1000))
 def test_a_frame_sealed_otherwise_is_refused(payload: bytes, msg_type: int, seq: int, counter: int) -> None:
     """Another key, another session (nonce, boot), the other direction, or a plain frame: all refused."""
-    wire = auth.seal(SESSION, S, counter, msg_type, seq, payload)
+    wire = auth.seal(SESSION, S, counter, msg_type, seq, payload=payload)
     other_key = auth.session_key(bytes(32 * [7]), GOLDEN_HOST_NONCE, GOLDEN_SHOE_NONCE, GOLDEN_BOOT_ID)
     other_nonce = auth.session_key(GOLDEN_KEY, bytes(16), GOLDEN_SHOE_NONCE, GOLDEN_BOOT_ID)
     other_boot = auth.session_key(GOLDEN_KEY, GOLDEN_HOST_NONCE, GOLDEN_SHOE_NONCE, GOLDEN_BOOT_ID + 1)
