@@ -9,7 +9,12 @@ last request's ``seq``, the last dispense id, the last event number), which is w
 injected frame plausible. :class:`Injector` adds frames of random shoe types at random times.
 
 Rules are small callables (``Rule``): ``card_reads_say``, ``started_as``, ``started_nak``,
-``boot_id_says``. Every rule fires a bounded number of times. Card codes are never logged.
+``boot_id_says``, ``consistent_liar``. Every rule fires a bounded number of times. Card codes are never
+logged.
+
+On an authenticated link (SPEC §13) the man in the middle reads the sealed frames (a MAC hides nothing)
+and rewrites them the same way, recomputing the CRC and keeping the counter and the MAC it cannot
+compute: the best a liar without the key can do. The host refuses every one of them.
 """
 
 from __future__ import annotations
@@ -24,12 +29,12 @@ from dataclasses import dataclass, field
 from msgspec.structs import replace
 
 from drivers.transport import Transport
-from protocols import codec
+from protocols import auth, codec
 from protocols import messages as m
 from protocols.cards import ALL_CODES
 from protocols.codes import DispensePhase, FaultCode, NakCode, ReadStatus, ShoeState
 from protocols.fields import CardRead
-from protocols.framing import Deframer, Frame
+from protocols.framing import Deframer, Frame, encode_frame
 
 __all__ = [
     "Injector",
@@ -38,6 +43,7 @@ __all__ = [
     "Rule",
     "boot_id_says",
     "card_reads_say",
+    "consistent_liar",
     "random_shoe_frame",
     "scan_says",
     "started_as",
@@ -106,7 +112,7 @@ class ManInTheMiddle(Transport):
         for item in self._to_shoe.feed(data):
             if isinstance(item, Frame):
                 try:
-                    message = codec.decode(item)
+                    message = codec.decode(_unsealed(item))
                 except codec.MessageError:
                     continue
                 with self.state.lock:
@@ -142,7 +148,7 @@ class ManInTheMiddle(Transport):
             return run  # noise, or an empty run: the host sees it as the shoe sent it
         frame = items[0]
         try:
-            message = codec.decode(frame)
+            message = codec.decode(_unsealed(frame))
         except codec.MessageError:
             return run
         with self.state.lock:
@@ -151,7 +157,7 @@ class ManInTheMiddle(Transport):
                 replaced = rule(message, frame.seq, self.state)
                 if replaced is not None:
                     self.state.rewritten[message.TYPE.name] += 1
-                    return b"".join(codec.encode(msg, seq) for msg, seq in replaced)
+                    return b"".join(_like(frame, msg, seq) for msg, seq in replaced)
         return run
 
     def close(self) -> None:
@@ -161,7 +167,51 @@ class ManInTheMiddle(Transport):
         return ManInTheMiddle(self.inner.reopen(), self.rules, injector=self.injector, state=self.state)
 
 
+def _unsealed(frame: Frame) -> Frame:
+    """A sealed frame's message as a plain frame, read without the key (the MAC is not checked)."""
+    if frame.version != auth.FORMAT_AUTH or len(frame.payload) < auth.OVERHEAD:
+        return frame
+    return Frame(1, frame.msg_type, frame.seq, frame.payload[auth.COUNTER.size : -auth.MAC_SIZE])
+
+
+def _like(original: Frame, message: m.Message, seq: int) -> bytes:
+    """``message`` framed as ``original`` was: sealed frames keep their counter and MAC (the liar has no key)."""
+    if original.version != auth.FORMAT_AUTH or len(original.payload) < auth.OVERHEAD:
+        return codec.encode(message, seq)
+    body = original.payload
+    forged = body[: auth.COUNTER.size] + codec.encode_payload(message) + body[-auth.MAC_SIZE :]
+    return encode_frame(auth.FORMAT_AUTH, message.TYPE, seq, forged)
+
+
 # -- rules -------------------------------------------------------------------------------------------
+
+
+def consistent_liar(stack: Sequence[str] = ("Ah", "Kh"), scans: Sequence[str] = ("Qh", "Jh", "Th")) -> Rule:
+    """The lie that agrees with itself: the first dispense it sees is ``stack`` in its CARD_READs, its
+    STACK_READY and every DISPENSE_REPORT about it (the read-back included); the SCAN answers are
+    ``scans`` in turn, each replay of a scan saying what its answer said. CRCs are recomputed, so on a
+    v1.0 link every check of SPEC §6 holds."""
+    reads = tuple(CardRead(code) for code in stack)
+    target: list[int] = []
+    scan_seqs: dict[int, int] = {}
+
+    def rule(message: m.Message, seq: int, state: MitmState) -> Out | None:
+        if not target and state.last_dispense_id and state.dispensing:
+            target.append(state.last_dispense_id)
+        did = target[0] if target else None
+        if isinstance(message, m.CardReadEvent) and message.dispense_id == did and message.position <= len(reads):
+            return [(replace(message, read=reads[message.position - 1]), seq)]
+        if isinstance(message, m.StackReady) and message.dispense_id == did:
+            return [(replace(message, cards=reads[: len(message.cards)]), seq)]
+        if isinstance(message, m.DispenseReport) and message.dispense_id == did and message.cards:
+            return [(replace(message, cards=reads[: len(message.cards)]), seq)]
+        if isinstance(message, m.ScanResult) and message.read.card is not None:
+            index = scan_seqs.setdefault(seq, len(scan_seqs))
+            if index < len(scans):
+                return [(m.ScanResult(CardRead(scans[index])), seq)]
+        return None
+
+    return rule
 
 
 def card_reads_say(codes: Sequence[str]) -> Rule:
