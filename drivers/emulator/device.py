@@ -189,6 +189,7 @@ class EmulatedShoe(ShoeHandlers):
         with self._cond:
             self._key = None if key is None else auth.check_key(key)
             self._session = None
+
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` (lock held: it must not block) when output is readable or the link changes.
 
