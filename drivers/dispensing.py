@@ -74,13 +74,14 @@ class Dispenser:
                 log.warning("dispense reply lost; reconciling", dispense_id=dispense_id, error=str(exc))
                 c._needs_resync = True
                 report = self.reconcile(dispense_id, cards)
+                before = self._before_in_doubt(before, report)
             except (ShoeProtocolError, ShoeFault) as exc:
                 verdict = self._refused(dispense_id, exc)
                 confirmed = exc if verdict is exc else None
                 raise verdict from exc
             else:
                 self._started(report)
-                self._nothing_moved(before, report)
+                before = self._nothing_moved(before, report)
             try:
                 stack = self.finish(tracker, report, cards)
             except DispenseFailed as failed:
@@ -148,11 +149,24 @@ class Dispenser:
                 moved=moved,
             )
 
-    def _nothing_moved(self, before: Position, report: m.DispenseReport) -> None:
-        """The STARTED report's position (v1.1) is the one before the stack: the counter did not move since."""
+    def _before_in_doubt(self, before: Position, report: m.DispenseReport) -> Position:
+        """After a lost reply: a re-sent STARTED carries "before"; a report read back does not (it is "after").
+
+        Then "before" is the last verified position, whose cards remaining a deck loaded since may have
+        changed: that one figure is left unchecked (cards and stacks still are)."""
+        if report.phase is DispensePhase.STARTED:
+            return self._nothing_moved(before, report)
+        if self.client.positioned:
+            return before._replace(cards_remaining=m.Status.UNKNOWN_REMAINING)
+        return before
+
+    def _nothing_moved(self, before: Position, report: m.DispenseReport) -> Position:
+        """The STARTED report's position (v1.1) is the one before the stack: the counter did not move since.
+
+        It becomes "before" (cards remaining included: a deck loaded between dispenses changes it)."""
         carried = Position.carried(report)
         if carried is None or not self.client.positioned:
-            return
+            return before
         try:
             self._same_cards(before, carried)
             if carried.stacks != before.stacks:
@@ -160,6 +174,7 @@ class Dispenser:
                                       f"{carried.stacks - before.stacks} since the last dispense")  # fmt: skip
         except ShoeDiscrepancy as exc:
             raise self._settled(exc.cause, exc.detail, report.dispense_id) from exc
+        return carried
 
     def _started(self, report: m.DispenseReport) -> None:
         """A new id is answered STARTED (SPEC §6 rule 2): anything else is a shoe that contradicts the id's history."""
@@ -193,7 +208,9 @@ class Dispenser:
         deadline = time.monotonic() + self.client.timeouts.dispense(4)
         try:
             while True:
-                report = self._query(dispense_id)
+                # One request (with its retries), not ``_ask``'s wait for the link: a liar that rewrites every
+                # answer about this dispense (refused frames) must not hold the table for reconnect_give_up.
+                report = self.client.query_dispense(dispense_id)
                 if report.phase in (DispensePhase.COMPLETE, DispensePhase.FAILED):
                     moved = len(report.cards)
                 elif report.phase is DispensePhase.UNKNOWN:

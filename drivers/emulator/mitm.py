@@ -19,12 +19,14 @@ compute: the best a liar without the key can do. The host refuses every one of t
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -41,6 +43,7 @@ __all__ = [
     "ManInTheMiddle",
     "MitmState",
     "Rule",
+    "TcpMitm",
     "boot_id_says",
     "card_reads_say",
     "consistent_liar",
@@ -342,3 +345,76 @@ class Injector:
         message, seq = random_shoe_frame(self.rng, state)
         state.injected[message.TYPE.name] += 1
         return [(message, seq)]
+
+
+# -- a man in the middle on TCP, for a real shoed -------------------------------------------------------
+
+
+class TcpMitm:
+    """A TCP proxy with the liar in it: ``shoed --port socket://HOST:PORT`` to ``address``, the shoe behind
+    it at ``upstream`` (an emulator's TCP server). One host connection at a time; a reconnect gets a new
+    upstream connection and the same :class:`MitmState` (the same attacker)."""
+
+    def __init__(self, upstream: str, rules: Sequence[Rule], *, host: str = "127.0.0.1", port: int = 0) -> None:
+        import socket
+
+        self.upstream, self.rules, self.state = upstream, list(rules), MitmState()
+        self._listener = socket.create_server((host, port))
+        self._listener.settimeout(0.2)
+        self.address: tuple[str, int] = self._listener.getsockname()[:2]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="tcp-mitm", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._pump(conn)
+
+    def _pump(self, conn: Any) -> None:
+        """Host to shoe on a thread of its own; shoe to host (through the rules) on this one."""
+        from drivers.errors import ShoeError
+        from drivers.serial_transport import SerialTransport
+
+        try:
+            mitm = ManInTheMiddle(SerialTransport(f"socket://{self.upstream}"), self.rules, state=self.state)
+        except ShoeError:
+            conn.close()
+            return
+        done = threading.Event()
+
+        def to_shoe() -> None:
+            try:
+                while not done.is_set():
+                    data = conn.recv(65536)
+                    if not data:
+                        break
+                    mitm.write(data)
+            except (OSError, ShoeError):
+                pass
+            done.set()
+
+        threading.Thread(target=to_shoe, name="tcp-mitm-to-shoe", daemon=True).start()
+        try:
+            while not done.is_set() and not self._stop.is_set():
+                out = mitm.read(0.05)
+                if out:
+                    conn.sendall(out)
+        except (OSError, ShoeError):
+            pass
+        finally:
+            done.set()
+            with contextlib.suppress(OSError):
+                conn.shutdown(2)
+            conn.close()
+            mitm.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._listener.close()
+        self._thread.join(timeout=5)
