@@ -116,7 +116,16 @@ class ShoeClient:
 
     def connect(self) -> None:
         self.link.start()
-        self.resync()
+        # The first resynchronisation reads only: on a noisy line it is asked again (until reconnect_give_up)
+        # rather than failing the connection for a few lost frames (an authenticated frame is 12 bytes longer).
+        deadline = time.monotonic() + self.timeouts.reconnect_give_up
+        while True:
+            try:
+                self.resync()
+                return
+            except ShoeTimeout:
+                if time.monotonic() >= deadline:
+                    raise
 
     def close(self) -> None:
         self.link.close()
