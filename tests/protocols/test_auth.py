@@ -129,3 +129,11 @@ def test_key_checks() -> None:
     with pytest.raises(ValueError):
         auth.session_key(GOLDEN_KEY, b"x", GOLDEN_SHOE_NONCE, 1)
     assert "redacted" in repr(m.Pair(GOLDEN_KEY)) and GOLDEN_KEY.hex() not in repr(m.Pair(GOLDEN_KEY))
+
+
+def test_a_sender_seals_the_bytes_of_the_spec() -> None:
+    """The sender's reused keyed state gives exactly ``seal``'s bytes (the golden vectors' function)."""
+    sender = auth.Sender(SESSION, H)
+    for counter in range(1, 4):
+        payload = bytes([counter]) * counter
+        assert sender.seal(0x03, counter, payload) == auth.seal(SESSION, H, counter, 0x03, counter, payload=payload)
