@@ -7,8 +7,7 @@ new key has succeeded moves it to ``KEY_FILE``. With a key already in ``KEY_FILE
 **rotation** sent under the old key; without, it goes plain, and the shoe takes it only while unpaired
 or with its door open (re-pairing). An interrupted rotation is finished by running it again (the key in
 ``KEY_FILE.new`` is tried as the shoe's key). Who did it (``--by``, default the login name), when, the
-shoe's serial and the key id (never the key) are appended to ``KEY_FILE.pairing.jsonl``; shoed journals
-the key id it authenticates with at every connect.
+shoe's serial and the key id (never the key) are appended to ``KEY_FILE.pairing.jsonl``.
 
 Every shoe command (``identify``, ``status``, ``dispense``...) authenticates with the key in
 ``SHOE_KEY_FILE`` when that variable names a file: a paired shoe answers nothing else.
