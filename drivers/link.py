@@ -529,8 +529,13 @@ class Link:
                 if self._key is not None:
                     self._handshake()
             except ShoeAuthError as exc:
-                log.error("shoe link: no session", port=self.url, cause=exc.cause, error=str(exc))
-                self._notify(FrameRefused(exc.cause, "HELLO_REPLY", self.stats.refused))
+                # No answer to HELLO on a noisy or half-plugged line is a failed attempt like any other;
+                # a refusal or another key is told (the client alarms), never a fall-back to plain frames.
+                if exc.cause == "auth-no-answer":
+                    log.debug("reconnect attempt: no answer to HELLO", port=self.url, attempt=attempts)
+                else:
+                    log.error("shoe link: no session", port=self.url, cause=exc.cause, error=str(exc))
+                    self._notify(FrameRefused(exc.cause, "HELLO_REPLY", self.stats.refused))
                 with contextlib.suppress(ShoeError):
                     self._transport.close()
                 if self._closed.wait(delay):

@@ -108,7 +108,12 @@ class LinkSupervisor:
     @staticmethod
     def _pair_embedded(transport: Transport, key: bytes | None) -> None:
         """An in-process emulator is the shoe on this table's bench: give it the table's key (its service menu)."""
-        emulator = transport.shoe if isinstance(transport, EmulatorTransport) else None
+        reached: object = transport
+        for _ in range(8):  # through wrappers that keep the transport they wrap as ``inner`` (a sniffer, a tap)
+            if isinstance(reached, EmulatorTransport) or not hasattr(reached, "inner"):
+                break
+            reached = reached.inner
+        emulator = reached.shoe if isinstance(reached, EmulatorTransport) else None
         if key is not None and emulator is not None and emulator.key_id is None and emulator.v11:
             emulator.pair(key)
 
