@@ -9,7 +9,13 @@ against what the same bytes cost without our code, measured in the same run, int
 - both interleaved per dispense (one of ours, then each reference once), so that load from other
   processes hits all three alike;
 - frame decode: ``Deframer.feed`` + ``codec.decode`` of CARD_READ frames, vs ``cobs.decode`` and
-  ``crc32c`` alone on the same frames (the C work every decode must do).
+  ``crc32c`` alone on the same frames (the C work every decode must do);
+- frame encode: ``codec.encode`` of a CARD_READ event, vs ``crc32c`` and ``cobs.encode`` alone on its body;
+- the MAC's cost per frame (SPEC §13): sealing and opening an authenticated CARD_READ against encoding and
+  decoding it plain, interleaved, thread CPU time.
+
+The dispense rows run on an **authenticated** link (the emulator paired with a fresh key, SPEC §13) and
+report the exchanges a dispense took (requests that get an answer; EVENT_ACKs ride along).
 """
 
 from __future__ import annotations
@@ -28,8 +34,9 @@ from cobs import cobs
 from bench import _report as report
 from bench._shoed import EmulatorProcess
 from drivers.client import ShoeClient
+from drivers.keyfile import create_key
 from drivers.serial_transport import SerialTransport
-from protocols import codec
+from protocols import auth, codec
 from protocols import messages as m
 from protocols.codes import MsgType
 from protocols.crc import crc32c
@@ -94,17 +101,28 @@ def _block(step: Callable[[], None], n: int) -> tuple[float, float]:
     return (time.perf_counter() - t0) / n, (time.process_time() - c0) / n
 
 
-def dispense_rows(tmp: Path, *, blocks: int) -> None:
-    with EmulatorProcess(tmp / "goals-shoe", tmp / "goals-emulator.log") as emulator:
+def dispense_rows(tmp: Path, *, blocks: int, authenticated: bool = True) -> None:
+    key_file = tmp / "goals-shoe.key"
+    key = None
+    options: tuple[str, ...] = ()
+    if authenticated:
+        key = create_key(key_file) if not key_file.exists() else bytes.fromhex(key_file.read_text())
+        options = ("--key-file", str(key_file))
+    with EmulatorProcess(tmp / "goals-shoe", tmp / "goals-emulator.log", 1, *options) as emulator:
         recording = _Recording(str(emulator.link))
-        client = ShoeClient(recording)
+        client = ShoeClient(recording, key=key)
         client.connect()
         try:
+            client.dispense(2)  # the first reads its "before" position; the steady state is what is measured
+            time.sleep(0.05)
             recording.requests.clear()
             recording.replies.clear()
             client.dispense(2)
             time.sleep(0.05)  # the last event's bytes
             requests, replies = list(recording.requests), [bytes(r) for r in recording.replies]
+            report.figure("exchanges per dispense", len(requests), "requests",
+                          note=f"goal <= 3 (v1.0: 6); {'authenticated' if authenticated else 'plain'} link, "
+                          "a 2-card stack after the first")  # fmt: skip
             recording.requests = recording.replies = []  # type: ignore[misc]
             client.release_stub()
             emulator.load()
@@ -208,4 +226,59 @@ def decode_row(*, rounds: int) -> None:
     rate = {k: statistics.median(v) for k, v in times.items()}
     report.figure(f"frame decode, CARD_READ ({len(wire)} B)", rate["ours"], "frames/s",
                   vs=(rate["ours"] / rate["alone"], f"cobs.decode + crc32c alone ({rate['alone']:,.0f} frames/s)"),
+                  note=f"goal >= 0.4x; median of {rounds} interleaved runs of 1,000, thread CPU time")  # fmt: skip
+
+
+def encode_and_mac_rows(*, rounds: int) -> None:
+    """Frame encode against the C primitives, and the MAC's cost per frame (seal and open vs plain)."""
+    message = m.CardReadEvent(1234, 56, 2, CardRead("Td"))
+    payload = codec.encode_payload(message)
+    body = bytes((1, int(message.TYPE), 0, 0)) + payload
+    session = auth.session_key(bytes(range(32)), bytes(16), bytes(16), 1)
+    sealed_wire = auth.seal(session, auth.Direction.SHOE_TO_HOST, 1, message.TYPE, 0, payload=payload)
+    (sealed_frame,) = Deframer().feed(sealed_wire)
+    plain_wire = codec.encode(message, 0)
+    (plain_frame,) = Deframer().feed(plain_wire)
+    assert isinstance(sealed_frame, Frame) and isinstance(plain_frame, Frame)
+
+    def encode() -> None:
+        for _ in range(1000):
+            codec.encode(message, 0)
+
+    def alone() -> None:
+        for _ in range(1000):
+            cobs.encode(body + crc32c(body).to_bytes(4, "little"))
+
+    def seal() -> None:
+        sender = auth.Sender(session, auth.Direction.SHOE_TO_HOST)
+        for _ in range(1000):
+            sender.seal(message.TYPE, 0, codec.encode_payload(message))
+
+    receiver = auth.Receiver(session, auth.Direction.SHOE_TO_HOST)
+
+    def open_sealed() -> None:
+        for _ in range(1000):
+            receiver.last = 0  # the one frame's counter is new again
+            codec.decode(receiver.open(sealed_frame))
+
+    def decode_plain() -> None:
+        for _ in range(1000):
+            codec.decode(plain_frame)
+
+    runs = {"encode": encode, "alone": alone, "seal": seal, "open": open_sealed, "decode": decode_plain}
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            start = time.thread_time()
+            run()
+            times[name].append((time.thread_time() - start) / 1000)
+    t = {k: statistics.median(v) for k, v in times.items()}
+    report.figure(f"frame encode, CARD_READ ({len(plain_wire)} B)", 1 / t["encode"], "frames/s",
+                  vs=(t["alone"] / t["encode"], f"crc32c + cobs.encode alone ({1 / t['alone']:,.0f} frames/s)"),
                   note=f"goal >= 0.3x; median of {rounds} interleaved runs of 1,000, thread CPU time")  # fmt: skip
+    report.figure(f"MAC cost per frame, seal ({len(sealed_wire)} B sealed)", (t["seal"] - t["encode"]) * 1e6, "µs",
+                  vs=(t["seal"] / t["encode"], f"plain encode ({t['encode'] * 1e6:.2f} µs)"),
+                  note="keyed BLAKE2s-64 and the counter, on top of the payload encode")  # fmt: skip
+    report.figure("MAC cost per frame, open", (t["open"] - t["decode"]) * 1e6, "µs",
+                  vs=(t["open"] / t["decode"], f"plain decode of a checked frame ({t['decode'] * 1e6:.2f} µs)"),
+                  note="MAC check and counter, before the message decode")  # fmt: skip

@@ -253,6 +253,13 @@ class ShoedProcess:
 # -- HTTP and the event stream -------------------------------------------------------------------------
 
 
+def _unsealed(frame: Frame) -> Frame:
+    """An authenticated frame's message as a plain frame (the bench reads what the shoe sent; no MAC check)."""
+    from drivers.emulator.mitm import _unsealed as unsealed
+
+    return unsealed(frame)
+
+
 class StampingPtyServer(PtyServer):
     """A pty server that notes when each CARD_READ frame left the shoe (``time.monotonic()`` after the write)."""
 
@@ -269,7 +276,7 @@ class StampingPtyServer(PtyServer):
             if not isinstance(frame, Frame):
                 continue
             with contextlib.suppress(Exception):
-                message = codec.decode(frame)
+                message = codec.decode(_unsealed(frame))
                 if isinstance(message, m.CardReadEvent):
                     self.reads.add((message.dispense_id, message.position))
                     times = self.stamps.setdefault(message.dispense_id, [])
@@ -300,6 +307,11 @@ def _emulate(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     first = tuple(args.deck.split(",")) if args.deck else tuple(_deck(rng))
     shoe = EmulatedShoe(EmulatorConfig(deck=first, corrupt_rate=args.corrupt_rate, event_resend_s=args.event_resend_s))
+    if args.key_file:  # paired with the table: the bench runs on an authenticated link (SPEC §13)
+        from drivers.keyfile import create_key, load_key
+
+        path = Path(args.key_file)
+        shoe.pair(load_key(path) if path.exists() else create_key(path))
     server = StampingPtyServer(shoe, link=args.link)
     control = ControlServer(shoe, args.control) if args.control else None  # the dealer's load-deck, via shoed
     unplugs = 0
@@ -376,6 +388,7 @@ def child_main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--event-resend-s", type=float, default=0.2)
     p.add_argument("--replug-max-s", type=float, default=0.5)
     p.add_argument("--control", default="", help="serve the dealer's deck loading on this Unix socket")
+    p.add_argument("--key-file", default="", help="pair the shoe with the key in this file (made if missing)")
     p = sub.add_parser("serve-emu", help="the table service and its API with an in-process emulated shoe")
     p.add_argument("--journal", required=True)
     p.add_argument("--seed", type=int, default=1)

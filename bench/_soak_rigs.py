@@ -30,7 +30,7 @@ from bench._shoed import EmulatorProcess, ShoedProcess
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_pty
 from drivers.emulator.control import ControlServer
-from drivers.emulator.mitm import Injector, ManInTheMiddle, MitmState
+from drivers.emulator.mitm import Injector, ManInTheMiddle, MitmState, _unsealed
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
 from protocols import codec
@@ -126,7 +126,7 @@ class Sniffer(Transport):
         for item in self._deframer.feed(data) if data else ():
             if isinstance(item, Frame):
                 try:
-                    message = codec.decode(item)
+                    message = codec.decode(_unsealed(item))
                 except codec.MessageError:
                     continue
                 if isinstance(message, m.CardReadEvent):
@@ -248,6 +248,7 @@ def _toml_config(settings: Settings) -> str:
     lines = ["[shoe]", "take_timeout = 10.0", "", "[shoe.timeouts]"]
     lines += [f"{name} = {value!r}" for name, value in vars(settings.timeouts).items()]
     lines.insert(2, f'emulator_control = "{settings.workdir / "control.sock"}"')  # the dealer's load-deck
+    lines.insert(3, f'key_file = "{settings.workdir / "shoe.key"}"')  # paired: an authenticated link
     lines += ["", "[service]", 'table = "soak"', "submit_timeout = 60.0", ""]
     return "\n".join(lines)
 
@@ -262,7 +263,7 @@ class ShoedRig:
             work / "shoe0", work / "emulator.log", settings.seed,
             "--deck", ",".join(settings.first_deck), "--corrupt-rate", str(settings.corrupt_rate),
             "--event-resend-s", str(EVENT_RESEND_S), "--replug-max-s", str(settings.replug_max_s),
-            "--control", str(work / "control.sock"),
+            "--control", str(work / "control.sock"), "--key-file", str(work / "shoe.key"),
         )  # fmt: skip
         config = work / "shoed.toml"
         config.write_text(_toml_config(settings), encoding="utf-8")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import _report as report
 from bench._goals_games import hand_rows, help_row, stud_row
-from bench._goals_link import decode_row, dispense_rows
+from bench._goals_link import decode_row, dispense_rows, encode_and_mac_rows
 from bench._goals_service import service_rows
 from shoe import logsetup
 
@@ -40,6 +40,7 @@ def main() -> None:
         if args.only in (None, "link"):
             dispense_rows(tmp, blocks=3 if quick else 7)
             decode_row(rounds=5 if quick else 21)
+            encode_and_mac_rows(rounds=5 if quick else 21)
         if args.only in (None, "service"):
             service_rows(tmp, blocks=3, rounds=5 if quick else 30, idle_s=5.0 if quick else 10.0)
         if args.only in (None, "games"):

@@ -4,12 +4,16 @@
 - Events are sequenced (no duplicates, in order), acknowledged, and handed to subscribers.
 - A dispense happens exactly once (SPEC §6): after any timeout, link loss or reboot the client reads
   STATUS and asks the shoe about its last dispense id before it will send a new one.
+- With a pairing ``key`` every frame is authenticated (SPEC §13, ``Link``). A refused frame is a
+  :class:`~drivers.notices.Discrepancy` (cause ``refused-frame``) and fails a dispense in flight; a shoe
+  that is paired while this host has no key is refused at connect (``ShoeAuthError``).
 """
 
 from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
@@ -20,6 +24,7 @@ from drivers.crosscheck import BootWatch
 from drivers.dispensing import Dispenser
 from drivers.errors import (
     LinkDown,
+    ShoeAuthError,
     ShoeError,
     ShoeFault,
     ShoeInitError,
@@ -30,20 +35,21 @@ from drivers.errors import (
 from drivers.firmware import ask_firmware_digest
 from drivers.link import Link
 from drivers.nak_hints import nak_hint
-from drivers.notices import Discrepancy, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
+from drivers.notices import Discrepancy, FrameRefused, LinkLost, LinkRestored, Notice, Resynced, ShoeRebooted
 from drivers.sequencer import EventSequencer
 from drivers.stacks import Stack, StackTracker
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, open_transport
 from protocols import codec
 from protocols import messages as m
-from protocols.codes import FAULT_INFO, PROTOCOL_VERSION, FaultCode, NakCode, faults_from_flags
+from protocols.codes import FAULT_INFO, PROTOCOL_VERSION, Capability, FaultCode, NakCode, faults_from_flags
 from protocols.fields import CardRead
 
 log = structlog.get_logger("drivers.client")
 
 T = TypeVar("T", bound=m.Message)
 FINISHED_KEPT = 16  # stacks remembered after their dispense returned, to check late events against
+REFUSED_QUIET_S = 10.0
 DUPLICATE_RUN_RESYNC = 3
 """This many duplicate events in a row make the client re-read STATUS (has the shoe rebooted?)."""
 # How long the mechanism may work before it answers (SPEC §4): the host polls with the same frame meanwhile.
@@ -61,6 +67,7 @@ class ShoeClient:
         timeouts: LinkTimeouts | None = None,
         auto_reconnect: bool = True,
         resume: tuple[int, int] | None = None,
+        key: bytes | None = None,
     ) -> None:
         """``resume=(boot_id, last_event_no)`` continues an event stream a journal already holds."""
         self.timeouts = timeouts or LinkTimeouts()
@@ -86,7 +93,10 @@ class ShoeClient:
             on_event=self._on_event,
             on_notice=self._on_notice,
             auto_reconnect=auto_reconnect,
+            key=key,
         )
+        self._refused_told = 0.0  # when the last refused-frame discrepancy was published (one per quiet spell)
+        self._refused_since = 0
 
     @classmethod
     def open(cls, url: str, **kwargs: object) -> ShoeClient:
@@ -106,7 +116,16 @@ class ShoeClient:
 
     def connect(self) -> None:
         self.link.start()
-        self.resync()
+        # The first resynchronisation reads only: on a noisy line it is asked again (until reconnect_give_up)
+        # rather than failing the connection for a few lost frames (an authenticated frame is 12 bytes longer).
+        deadline = time.monotonic() + self.timeouts.reconnect_give_up
+        while True:
+            try:
+                self.resync()
+                return
+            except ShoeTimeout:
+                if time.monotonic() >= deadline:
+                    raise
 
     def close(self) -> None:
         self.link.close()
@@ -206,12 +225,33 @@ class ShoeClient:
         with self._resync_lock:
             return self._resync()
 
+    @property
+    def authenticated(self) -> bool:
+        return self.link.authenticated
+
+    @property
+    def positioned(self) -> bool:
+        """The shoe's dispense reports carry its counters (SPEC §6 check 4, v1.1): two exchanges a dispense."""
+        identity = self.identity
+        return identity is not None and bool(identity.capabilities & Capability.DISPENSE_POSITION)
+
     def _resync(self) -> Resynced:
-        identity = self.identify()
+        try:
+            identity = self.identify()
+        except ShoeProtocolError as exc:
+            if exc.nak is NakCode.AUTH_REQUIRED:
+                raise ShoeAuthError(
+                    "host-not-paired", f"{self.link.url}: the shoe is paired, this host has no key"
+                ) from exc
+            raise
         if identity.protocol_version != PROTOCOL_VERSION:
             raise ShoeInitError(
                 f"shoe {identity.serial} speaks protocol {identity.protocol_version}, this host {PROTOCOL_VERSION}"
             )
+        if self.link.key_id is None and identity.auth == m.Identity.AUTH_PAIRED:
+            raise ShoeAuthError("host-not-paired", f"shoe {identity.serial} is paired, this host has no key")
+        if self.link.key_id is not None and identity.key_id != self.link.key_id:
+            raise ShoeAuthError("key-mismatch", f"shoe {identity.serial} names another key than this host's")
         self.identity = identity
         status = self.status()
         if identity.boot_id != status.boot_id:
@@ -374,12 +414,30 @@ class ShoeClient:
             self._contradiction("unasked-cards", f"card events for dispense {did}, never asked for", did)
 
     def _on_notice(self, notice: Notice) -> None:
+        if isinstance(notice, FrameRefused):
+            self._refused(notice)
+            return
         if isinstance(notice, LinkLost):
             self._needs_resync = True
             for tracker in list(self._trackers.values()):
                 tracker.interrupt()
         elif isinstance(notice, LinkRestored):
             self._start_background_resync()
+        self._publish(notice)
+
+    def _refused(self, notice: FrameRefused) -> None:
+        """A refused frame fails every dispense in flight (never a guess at what it said) and is an alarm:
+        published at once, then at most once per ``REFUSED_QUIET_S`` with the count since (a forger who
+        keeps rewriting every re-sent event must not flood the journal)."""
+        detail = f"refused {notice.msg_type} frame ({notice.reason}); {notice.refused} refused on this link"
+        for tracker in list(self._trackers.values()):
+            tracker.contradict(f"refused-frame: {detail}")
+        self._refused_since += 1
+        now = time.monotonic()
+        if now - self._refused_told >= REFUSED_QUIET_S:
+            self._refused_told, count, self._refused_since = now, self._refused_since, 0
+            log.error("shoe frames refused", reason=notice.reason, msg_type=notice.msg_type, count=count)
+            self._publish(Discrepancy("refused-frame", detail))
         self._publish(notice)
 
     def _start_background_resync(self) -> None:

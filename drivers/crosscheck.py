@@ -12,13 +12,39 @@ service's check, not the driver's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from drivers.errors import ShoeDiscrepancy
 from protocols import messages as m
 from protocols.codes import DispensePhase
 from protocols.fields import CardRead
 
-__all__ = ["BootWatch", "counters_agree", "reads_agree", "stored_agrees"]
+__all__ = ["BootWatch", "Position", "counters_agree", "reads_agree", "stored_agrees"]
+
+
+class Position(NamedTuple):
+    """What check 4 compares (SPEC §6): COUNTERS ``cards`` and ``stacks``, STATUS's cards remaining, last and
+    active dispense id. Read with COUNTERS and STATUS (v1.0), or carried in a dispense report (v1.1)."""
+
+    cards: int
+    stacks: int
+    cards_remaining: int
+    last_dispense_id: int
+    active_dispense_id: int
+
+    @classmethod
+    def read(cls, counters: m.Counters, status: m.Status) -> Position:
+        return cls(counters.cards, counters.stacks, status.cards_remaining, status.last_dispense_id,
+                   status.active_dispense_id)  # fmt: skip
+
+    @classmethod
+    def carried(cls, report: m.DispenseReport) -> Position | None:
+        """The position a v1.1 report carries (DISPENSE_POSITION), None from an older shoe."""
+        fields = (report.cards_total, report.stacks, report.cards_remaining, report.last_dispense_id,
+                  report.active_dispense_id)  # fmt: skip
+        if any(value is None for value in fields):
+            return None
+        return cls(*fields)  # type: ignore[arg-type]
 
 
 def _codes(reads: tuple[CardRead, ...] | list[CardRead]) -> str:
@@ -72,21 +98,15 @@ def stored_agrees(dispense_id: int, stored: m.DispenseReport, cards: tuple[CardR
         )
 
 
-def counters_agree(
-    dispense_id: int,
-    before: tuple[m.Counters, m.Status],
-    after: tuple[m.Counters, m.Status],
-    cards: int,
-    *,
-    failed: bool,
-) -> None:
+def counters_agree(dispense_id: int, before: Position, after: Position, cards: int, *, failed: bool) -> None:
     """Lifetime counters and cards remaining before and after one dispense (SPEC §3 COUNTERS, STATUS).
 
     A complete stack adds its cards to ``cards`` and one to ``stacks``, and takes its cards from
     ``cards_remaining``; a failed one adds no stack and at least the cards it read (a double feed puts
     unread cards in the tray). STATUS then names it as the last dispense.
     """
-    (c0, s0), (c1, s1) = before, after
+    c0 = s0 = before
+    c1 = s1 = after
     moved = c1.cards - c0.cards
     problem = None
     if failed:

@@ -12,6 +12,13 @@ never a new id) it checks, for every stack (SPEC §6, "What the host checks"; ``
 
 Any disagreement raises :class:`~drivers.errors.ShoeDiscrepancy`, after the dispense has settled in the
 shoe (so ``moved`` says what its stored result holds): the caller treats the stack as a misdeal.
+
+**Two exchanges** with a v1.1 shoe (Capability.DISPENSE_POSITION, SPEC §6 check 4): the STARTED report
+carries the position before the stack and the read-back report (check 3) the position after it, so
+COUNTERS and STATUS are not asked around every stack. "Before" is then the position verified after the
+previous dispense, which the STARTED report must repeat (nothing moved in between); with no verified
+previous position (the first dispense after connecting, or after anything unverified) it is read first,
+as a v1.0 shoe's is every time. A v1.0 shoe: COUNTERS, STATUS, DISPENSE, QUERY_DISPENSE, COUNTERS, STATUS.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import structlog
 
-from drivers.crosscheck import counters_agree, reads_agree, stored_agrees
+from drivers.crosscheck import Position, counters_agree, reads_agree, stored_agrees
 from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeFault, ShoeIOError, ShoeProtocolError, ShoeTimeout
 from drivers.stacks import DispenseFailed, Stack, StackTracker
 from protocols import messages as m
@@ -35,7 +42,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("drivers.client")
 
-Position = tuple[m.Counters, m.Status]
 T = TypeVar("T")
 
 
@@ -54,7 +60,7 @@ class Dispenser:
         c = self.client
         if c._needs_resync:
             c.resync()
-        before = self._position_before()
+        before = self._position_before(c.positioned)
         dispense_id = c._next_dispense_id
         c._next_dispense_id += 1
         tracker = StackTracker(dispense_id)
@@ -68,19 +74,21 @@ class Dispenser:
                 log.warning("dispense reply lost; reconciling", dispense_id=dispense_id, error=str(exc))
                 c._needs_resync = True
                 report = self.reconcile(dispense_id, cards)
+                before = self._before_in_doubt(before, report)
             except (ShoeProtocolError, ShoeFault) as exc:
                 verdict = self._refused(dispense_id, exc)
                 confirmed = exc if verdict is exc else None
                 raise verdict from exc
             else:
                 self._started(report)
+                before = self._nothing_moved(before, report)
             try:
                 stack = self.finish(tracker, report, cards)
             except DispenseFailed as failed:
                 self._verify(dispense_id, before, failed.cards, failed=True)
                 raise
             after = self._verify(dispense_id, before, stack.cards, failed=False)
-            stack = replace(stack, counters=(before[0].cards, after[0].cards))
+            stack = replace(stack, counters=(before.cards, after.cards))
             c._remember(stack)
             return stack
         except ShoeDiscrepancy:
@@ -113,23 +121,60 @@ class Dispenser:
                     raise
 
     def _position(self) -> Position:
-        return self._ask(self.client.counters), self._ask(self.client.status)
+        return Position.read(self._ask(self.client.counters), self._ask(self.client.status))
 
     def _query(self, dispense_id: int) -> m.DispenseReport:
         return self._ask(lambda: self.client.query_dispense(dispense_id))
 
-    def _position_before(self) -> Position:
-        """Counters and STATUS now; nothing may have moved since the last verified dispense."""
-        before = self._position()
+    def _position_before(self, positioned: bool) -> Position:
+        """Counters and STATUS now; nothing may have moved since the last verified dispense.
+
+        ``positioned`` (v1.1): the last verified position stands for "before" and the STARTED report's own
+        position is compared with it (``_nothing_moved``); it is read only when there is none."""
         last, self.last_after = self.last_after, None
-        if last is not None and before[0].cards != last[0].cards:
-            moved = before[0].cards - last[0].cards
+        if positioned and last is not None:
+            return last
+        before = self._position()
+        if last is not None:
+            self._same_cards(last, before)
+        return before
+
+    @staticmethod
+    def _same_cards(last: Position, now: Position) -> None:
+        if now.cards != last.cards:
+            moved = now.cards - last.cards
             raise ShoeDiscrepancy(
                 "unasked-cards",
                 f"the shoe's card counter moved by {moved} since the last dispense, with no dispense asked",
                 moved=moved,
             )
+
+    def _before_in_doubt(self, before: Position, report: m.DispenseReport) -> Position:
+        """After a lost reply: a re-sent STARTED carries "before"; a report read back does not (it is "after").
+
+        Then "before" is the last verified position, whose cards remaining a deck loaded since may have
+        changed: that one figure is left unchecked (cards and stacks still are)."""
+        if report.phase is DispensePhase.STARTED:
+            return self._nothing_moved(before, report)
+        if self.client.positioned:
+            return before._replace(cards_remaining=m.Status.UNKNOWN_REMAINING)
         return before
+
+    def _nothing_moved(self, before: Position, report: m.DispenseReport) -> Position:
+        """The STARTED report's position (v1.1) is the one before the stack: the counter did not move since.
+
+        It becomes "before" (cards remaining included: a deck loaded between dispenses changes it)."""
+        carried = Position.carried(report)
+        if carried is None or not self.client.positioned:
+            return before
+        try:
+            self._same_cards(before, carried)
+            if carried.stacks != before.stacks:
+                raise ShoeDiscrepancy("unasked-cards", f"the shoe's stack counter moved by "
+                                      f"{carried.stacks - before.stacks} since the last dispense")  # fmt: skip
+        except ShoeDiscrepancy as exc:
+            raise self._settled(exc.cause, exc.detail, report.dispense_id) from exc
+        return carried
 
     def _started(self, report: m.DispenseReport) -> None:
         """A new id is answered STARTED (SPEC §6 rule 2): anything else is a shoe that contradicts the id's history."""
@@ -163,7 +208,9 @@ class Dispenser:
         deadline = time.monotonic() + self.client.timeouts.dispense(4)
         try:
             while True:
-                report = self._query(dispense_id)
+                # One request (with its retries), not ``_ask``'s wait for the link: a liar that rewrites every
+                # answer about this dispense (refused frames) must not hold the table for reconnect_give_up.
+                report = self.client.query_dispense(dispense_id)
                 if report.phase in (DispensePhase.COMPLETE, DispensePhase.FAILED):
                     moved = len(report.cards)
                 elif report.phase is DispensePhase.UNKNOWN:
@@ -178,7 +225,9 @@ class Dispenser:
 
     def _no_conflict(self, tracker: StackTracker) -> None:
         if tracker.conflict is not None:
-            raise self._settled("card-read-mismatch", tracker.conflict, tracker.dispense_id)
+            refused = tracker.conflict.startswith("refused-frame")
+            cause = "refused-frame" if refused else "card-read-mismatch"
+            raise self._settled(cause, tracker.conflict, tracker.dispense_id)
 
     def _agree(self, tracker: StackTracker, stack: tuple[CardRead, ...], *, every_card: bool, what: str) -> None:
         try:
@@ -189,8 +238,10 @@ class Dispenser:
     def _verify(self, dispense_id: int, before: Position, cards: tuple[CardRead, ...], *, failed: bool) -> Position:
         """The stored result and the counters against the stack the events gave; any refusal is a discrepancy."""
         try:
-            stored_agrees(dispense_id, self._query(dispense_id), cards, failed=failed)
-            after = self._position()
+            stored = self._query(dispense_id)
+            stored_agrees(dispense_id, stored, cards, failed=failed)
+            carried = Position.carried(stored) if self.client.positioned else None
+            after = self._position() if carried is None else carried
             counters_agree(dispense_id, before, after, len(cards), failed=failed)
         except ShoeDiscrepancy as exc:
             raise self._settled(exc.cause, exc.detail, dispense_id) from exc

@@ -46,6 +46,23 @@ class ShoeInitError(ShoeError):
     hint = "check the shoe's firmware speaks protocol version 1 (shoectl identify)"
 
 
+class ShoeAuthError(ShoeInitError):
+    """No authenticated session with the shoe (SPEC §13): never a fall-back to plain frames.
+
+    ``cause``: ``shoe-not-paired``, ``key-mismatch``, ``shoe-unauthenticated`` (a v1.0 shoe, or a plain
+    one where the table is paired), ``auth-no-answer``, ``host-not-paired`` (the shoe is paired, this host
+    has no key)."""
+
+    hint = (
+        "pair the shoe with this table: stop shoed, then `shoectl pair --port URL --key-file PATH` "
+        "(docs/drivers.md, Pairing); a key mismatch after a host change needs re-pairing with the shoe's door open"
+    )
+
+    def __init__(self, cause: str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.cause = cause
+
+
 class ShoeIOError(ShoeError):
     hint = "the link dropped: check the cable; the controller reconnects and reconciles by itself"
 

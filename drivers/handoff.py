@@ -46,7 +46,12 @@ class Pending:
         return self._gate.acquire(timeout=max(timeout, 0.0))
 
     def rearm(self) -> None:
-        """After a delivered answer was consumed: wait for the next one (a replay, a re-send)."""
+        """After a delivered answer was consumed: wait for the next one (a replay, a re-send).
+
+        A loss delivered while the requester was not waiting (its own write had failed) left the gate
+        open: it is closed again here, or the next ``wait`` would return at once with nothing delivered."""
+        if self.taken:
+            self._gate.acquire(blocking=False)
         self.response = None
         self.error = None
         self.taken = False

@@ -3,11 +3,20 @@
 It knows frames and sequence numbers, not what the messages mean. Responses are matched to the one
 outstanding request by ``seq`` (a late duplicate is dropped); events go to ``on_event``; link edges
 go to ``on_notice``. Both callbacks run on the reader thread and must not make requests.
+
+With a pairing ``key`` (SPEC §13) the link starts a session (HELLO) at every open, before any request,
+and seals every frame it sends and opens every frame it receives; a frame that fails the MAC or the
+counter, or a plain frame where a sealed one was due, is **refused**: never delivered, counted in
+``stats.refused`` and told to ``on_notice`` as :class:`~drivers.notices.FrameRefused`. A handshake that
+fails (a v1.0 shoe, an unpaired one, another key) raises :class:`~drivers.errors.ShoeAuthError`: never a
+fall-back to plain frames. A plain NAK AUTH_REQUIRED (the shoe rebooted and lost the session) makes the
+link reopen and start a new session, as after a lost link.
 """
 
 from __future__ import annotations
 
 import contextlib
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,14 +25,15 @@ from typing import NamedTuple
 
 import structlog
 
-from drivers.errors import LinkDown, ShoeDiscrepancy, ShoeError, ShoeIOError, ShoeTimeout
+from drivers.errors import LinkDown, ShoeAuthError, ShoeDiscrepancy, ShoeError, ShoeIOError, ShoeTimeout
 from drivers.handoff import AckHold, Pending
-from drivers.notices import LinkLost, LinkRestored, Notice
+from drivers.notices import FrameRefused, LinkLost, LinkRestored, Notice
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, redact_port
-from protocols import codec
-from protocols.framing import BadFrame, Deframer
-from protocols.messages import Event, EventAck, Message
+from protocols import auth, codec
+from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode
+from protocols.framing import BadFrame, Deframer, Frame, encode_frame
+from protocols.messages import Event, EventAck, Hello, HelloReply, Message, Nak
 
 log = structlog.get_logger("drivers.link")
 
@@ -47,6 +57,9 @@ class LinkStats:
     timeouts: int = 0
     link_losses: int = 0
     reconnects: int = 0
+    refused: int = 0
+    """Frames refused by authentication (MAC, counter, a plain frame on an authenticated link)."""
+    sessions: int = 0
 
 
 class _Plan(NamedTuple):  # a tuple: built once a request, a frozen dataclass costs several times more
@@ -67,8 +80,13 @@ class Link:
         on_event: Callable[[Event], None],
         on_notice: Callable[[Notice], None],
         auto_reconnect: bool = True,
+        key: bytes | None = None,
     ) -> None:
         self._transport = transport
+        self._key = None if key is None else auth.check_key(key)
+        self._session: auth.Session | None = None
+        self._leftover: list[Frame | BadFrame] = []  # frames read with the HELLO_REPLY, dispatched next
+        self._restart_session = False
         self.timeouts = timeouts
         self._on_event = on_event
         self._on_notice = on_notice
@@ -100,8 +118,19 @@ class Link:
     def connected(self) -> bool:
         return self._connected.is_set()
 
+    @property
+    def authenticated(self) -> bool:
+        """Every frame both ways is sealed under a session of the pairing key (SPEC §13)."""
+        return self._session is not None
+
+    @property
+    def key_id(self) -> int | None:
+        return None if self._key is None else auth.key_id(self._key)
+
     def start(self) -> None:
         self._write(b"\x00")  # flush any partial frame the shoe holds (SPEC §2)
+        if self._key is not None:
+            self._handshake()
         self._thread = threading.Thread(target=self._run, name=f"shoe-link {self.url}", daemon=True)
         self._thread.start()
 
@@ -163,7 +192,7 @@ class Link:
                 self._keep_ack(pending)
 
     def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
-        wire = codec.encode(message, pending.seq)
+        payload = codec.encode_payload(message)
         attempt = losses = 0
         generation = self._generation
         working_until = time.monotonic() + plan.work
@@ -175,9 +204,9 @@ class Link:
                 if first:
                     self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
                     held = self._acks.take() if pending.defer else None
-                    self._write(wire if held is None else codec.encode(held, 0) + wire)  # one write for both
+                    self._write_frames(held, message.TYPE, pending.seq, payload)  # one write for both
                 else:
-                    self._write(b"\x00" + wire)
+                    self._write_frames(None, message.TYPE, pending.seq, payload, flush=True)
                 first = False
             except ShoeIOError as exc:
                 lost: ShoeError = exc
@@ -271,7 +300,7 @@ class Link:
         if self._connected.is_set():
             # On failure the reader notices the loss; the shoe re-sends and we acknowledge again.
             with contextlib.suppress(ShoeIOError):
-                self._write(codec.encode(message, 0))
+                self._write_frames(message, None, 0, b"")
 
     def close(self) -> None:
         self._closed.set()
@@ -289,8 +318,99 @@ class Link:
             self._transport.write(data)
         self.stats.frames_out += 1
 
+    def _seal(self, msg_type: int, seq: int, payload: bytes) -> bytes:
+        session = self._session
+        if session is None:
+            return encode_frame(PROTOCOL_VERSION, msg_type, seq, payload)
+        return session.out.seal(msg_type, seq, payload=payload)
+
+    def _write_frames(
+        self, ack: Message | None, msg_type: int | None, seq: int, payload: bytes, *, flush: bool = False
+    ) -> None:
+        """An EVENT_ACK and/or a request, sealed and written under the write lock: counters go out in order."""
+        with self._write_lock:
+            data = b"\x00" if flush else b""
+            if ack is not None:
+                data += self._seal(ack.TYPE, 0, codec.encode_payload(ack))
+            if msg_type is not None:
+                data += self._seal(msg_type, seq, payload)
+            self._transport.write(data)
+        self.stats.frames_out += 1
+
+    # --- sessions (SPEC §13.3) ---------------------------------------------------------------------
+
+    def _handshake(self) -> None:
+        """HELLO, and the sealed HELLO_REPLY that proves the shoe holds the key. ShoeAuthError otherwise.
+
+        Runs before the reader thread starts, or on it (after a reopen): it reads the transport itself.
+        Frames before the reply (sealed under an older session) are dropped: the shoe re-sends its events.
+        """
+        assert self._key is not None
+        self._session = None
+        nonce = secrets.token_bytes(auth.NONCE_SIZE)
+        seq = secrets.randbelow(0xFFFF) + 1
+        hello = codec.encode(Hello(nonce), seq)
+        for _ in range(self.timeouts.retries + 1):
+            self._write(b"\x00" + hello)
+            deadline = time.monotonic() + self.timeouts.reply
+            while (left := deadline - time.monotonic()) > 0:
+                data = self._transport.read(min(left, self.timeouts.read_poll))
+                items = self._deframer.feed(data) if data else []
+                for index, item in enumerate(items):
+                    if isinstance(item, Frame) and self._hello_answer(item, nonce):
+                        self._leftover = items[index + 1 :]
+                        self.stats.sessions += 1
+                        return
+        raise ShoeAuthError("auth-no-answer", f"{self.url}: no answer to HELLO: the shoe does not authenticate")
+
+    def _hello_answer(self, frame: Frame, nonce: bytes) -> bool:
+        """True once the session stands; ShoeAuthError for a refusal or a reply sealed under another key."""
+        assert self._key is not None
+        if frame.version == PROTOCOL_VERSION and frame.msg_type == MsgType.NAK:
+            try:
+                nak = codec.decode(frame)
+            except codec.MessageError:
+                return False
+            assert isinstance(nak, Nak)
+            if nak.code is NakCode.NOT_PAIRED:
+                raise ShoeAuthError("shoe-not-paired", f"{self.url}: the shoe is not paired")
+            if nak.code in (NakCode.UNKNOWN_MESSAGE, NakCode.UNSUPPORTED_VERSION, NakCode.NOT_SUPPORTED):
+                raise ShoeAuthError("shoe-unauthenticated", f"{self.url}: the shoe does not speak v1.1 (HELLO refused)")
+            return False
+        if frame.version != auth.FORMAT_AUTH or frame.msg_type != MsgType.HELLO_REPLY:
+            return False  # an older session's frame: the shoe re-sends what matters
+        try:
+            reply = codec.decode_payload(frame.msg_type, frame.payload[auth.COUNTER.size : -auth.MAC_SIZE])
+        except codec.MessageError:
+            return False
+        assert isinstance(reply, HelloReply)
+        if len(reply.shoe_nonce) != auth.NONCE_SIZE:
+            return False
+        session = auth.Session.start(self._key, nonce, reply.shoe_nonce, reply.boot_id, host=True)
+        try:
+            session.into.open(frame)
+        except auth.AuthError as exc:
+            self.stats.refused += 1
+            raise ShoeAuthError(
+                "key-mismatch",
+                f"{self.url}: the shoe's HELLO_REPLY does not verify under this host's key "
+                f"(shoe key id 0x{reply.key_id:08X}, host 0x{auth.key_id(self._key):08X}): {exc}",
+            ) from exc
+        self._session = session
+        return True
+
     def _run(self) -> None:
+        if self._leftover:
+            self._dispatch(b"")
         while not self._closed.is_set():
+            if self._restart_session:
+                self._restart_session = False
+                self._lost("the shoe has no session for this link (AUTH_REQUIRED): starting a new one")
+                if not self._auto_reconnect or not self._reconnect():
+                    return
+                if self._leftover:
+                    self._dispatch(b"")
+                continue
             # A transport that wakes its reader on close may wait long: an idle link then sleeps (issue 16).
             wait = IDLE_READ_S if getattr(self._transport, "wakes_on_close", False) else self.timeouts.read_poll
             try:
@@ -301,6 +421,8 @@ class Link:
                 self._lost(str(exc))
                 if not self._auto_reconnect or not self._reconnect():
                     return
+                if self._leftover:
+                    self._dispatch(b"")
                 continue
             if data:
                 self._dispatch(data)
@@ -328,16 +450,21 @@ class Link:
     def _dispatch_frames(self, data: bytes) -> Pending | None:
         """Deliver the events; keep the answer to the request in flight (returned, woken by ``_dispatch``)."""
         answered: Pending | None = None
-        for item in self._deframer.feed(data):
+        items, self._leftover = self._leftover, []
+        items += self._deframer.feed(data) if data else []
+        for item in items:
             if isinstance(item, BadFrame):
                 self.stats.bad_frames += 1
                 log.debug("bad frame discarded", kind=item.kind.value, length=item.length)
                 continue
+            frame = self._open(item)
+            if frame is None:
+                continue
             try:
-                message = codec.decode(item)
+                message = codec.decode(frame)
             except codec.MessageError as exc:
                 self.stats.bad_messages += 1
-                log.warning("undecodable message", error=str(exc), msg_type=item.msg_type)
+                log.warning("undecodable message", error=str(exc), msg_type=frame.msg_type)
                 continue
             self.stats.frames_in += 1
             if message.TYPE.is_event:
@@ -345,12 +472,39 @@ class Link:
                 self._on_event(message)
             elif message.TYPE.is_response:
                 pending = self._pending
-                if pending is not None and pending.seq == item.seq and not pending.taken and pending.response is None:
+                if pending is not None and pending.seq == frame.seq and not pending.taken and pending.response is None:
                     pending.response = message
                     answered = pending
                 else:
                     self.stats.late_responses += 1
         return answered
+
+    def _open(self, frame: Frame) -> Frame | None:
+        """The frame as v1.0 would have carried it, or None: refused (counted, told) or a session to restart."""
+        session = self._session
+        if session is not None and frame.version == auth.FORMAT_AUTH:
+            try:
+                return session.into.open(frame)
+            except auth.AuthError as exc:
+                self._refuse(frame, exc.refusal.value)
+                return None
+        if session is None and frame.version != auth.FORMAT_AUTH:
+            return frame
+        if session is not None and frame.msg_type == MsgType.NAK:
+            with contextlib.suppress(codec.MessageError):
+                nak = codec.decode(frame)
+                if isinstance(nak, Nak) and nak.code is NakCode.AUTH_REQUIRED:
+                    # Forgeable, but all it can do is make the link start a new session (the same as a cut cable).
+                    self._restart_session = True
+                    return None
+        self._refuse(frame, "plain" if session is not None else "unexpected-sealed")
+        return None
+
+    def _refuse(self, frame: Frame, reason: str) -> None:
+        self.stats.refused += 1
+        name = codec.message_type_name(frame.msg_type)
+        log.warning("frame refused", reason=reason, msg_type=name, seq=frame.seq)
+        self._notify(FrameRefused(reason, name, self.stats.refused))
 
     def _lost(self, reason: str) -> None:
         self.stats.link_losses += 1
@@ -372,6 +526,22 @@ class Link:
                 self._transport = self._transport.reopen()
                 self._deframer.reset()
                 self._transport.write(b"\x00")
+                if self._key is not None:
+                    self._handshake()
+            except ShoeAuthError as exc:
+                # No answer to HELLO on a noisy or half-plugged line is a failed attempt like any other;
+                # a refusal or another key is told (the client alarms), never a fall-back to plain frames.
+                if exc.cause == "auth-no-answer":
+                    log.debug("reconnect attempt: no answer to HELLO", port=self.url, attempt=attempts)
+                else:
+                    log.error("shoe link: no session", port=self.url, cause=exc.cause, error=str(exc))
+                    self._notify(FrameRefused(exc.cause, "HELLO_REPLY", self.stats.refused))
+                with contextlib.suppress(ShoeError):
+                    self._transport.close()
+                if self._closed.wait(delay):
+                    return False
+                delay = min(delay * 2, self.timeouts.reconnect_max)
+                continue
             except ShoeError as exc:
                 log.debug("reconnect attempt failed", port=self.url, attempt=attempts, error=str(exc))
                 if self._closed.wait(delay):

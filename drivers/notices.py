@@ -52,4 +52,16 @@ class Discrepancy:
     moved: int | None = None
 
 
-Notice = LinkLost | LinkRestored | ShoeRebooted | Resynced | Discrepancy
+@dataclass(frozen=True)
+class FrameRefused:
+    """A frame failed authentication (SPEC §13.4): forged, rewritten, replayed, reordered, or plain where
+    a sealed one was due. ``reason`` is ``mac``, ``replay``, ``format``, ``plain``, ``unexpected-sealed``,
+    or a failed session's cause (``key-mismatch``...); ``msg_type`` the type its header claims;
+    ``refused`` the link's count so far."""
+
+    reason: str
+    msg_type: str
+    refused: int
+
+
+Notice = LinkLost | LinkRestored | ShoeRebooted | Resynced | Discrepancy | FrameRefused

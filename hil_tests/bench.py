@@ -26,6 +26,7 @@ Every error names the key and the fix, e.g. ``[features] scanner: not a feature:
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 import tomllib
@@ -39,6 +40,7 @@ from urllib.parse import urlencode
 
 from drivers.client import ShoeClient
 from drivers.emulator import EmulatorConfig
+from drivers.keyfile import KEY_ENV, key_from_env
 from drivers.notices import Notice
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import open_transport
@@ -293,6 +295,10 @@ class Target(ABC):
         self.bench = bench
         self.port = port
         self.identity: m.Identity | None = None
+        self.key: bytes | None = key_from_env()
+        self.key_file: Path | None = Path(os.environ[KEY_ENV]) if os.environ.get(KEY_ENV) else None
+        """The pairing key every connection authenticates with (SPEC §13): the emulator bench pairs its shoe
+        with a key of its own; a hardware bench takes the table's from ``$SHOE_KEY_FILE`` (none: plain)."""
 
     @property
     def timeouts(self) -> LinkTimeouts:
@@ -301,7 +307,7 @@ class Target(ABC):
     @contextlib.contextmanager
     def connect(self, timeouts: LinkTimeouts | None = None) -> Iterator[Connection]:
         """A ``ShoeClient`` on the target's port, subscribed before it connects; closed on exit."""
-        client = ShoeClient(open_transport(self.port), timeouts=timeouts or self.timeouts)
+        client = ShoeClient(open_transport(self.port), timeouts=timeouts or self.timeouts, key=self.key)
         conn = Connection(client)
         client.subscribe(conn._append)
         try:

@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from drivers.emulator.control import ControlError, load_deck_at
 from drivers.emulator.deck import DeckLoad
+from drivers.keyfile import create_key, load_key
 from drivers.timeouts import LinkTimeouts
 from hil_tests.bench import Bench, Connection, Target
 from protocols import messages as m
@@ -45,7 +46,14 @@ class EmulatorError(RuntimeError):
 class EmulatorProcess:
     """``python -m shoe.cli.main --json emulate --pty --link LINK --set KEY=VALUE ...``, and its stdout lines."""
 
-    def __init__(self, link: Path, options: Mapping[str, str], log: Path, replug_after: float = REPLUG_AFTER_S) -> None:
+    def __init__(
+        self,
+        link: Path,
+        options: Mapping[str, str],
+        log: Path,
+        replug_after: float = REPLUG_AFTER_S,
+        key_file: Path | None = None,
+    ) -> None:
         self.link = link
         self.options = dict(options)
         self.control = link.with_name(link.name + ".control")
@@ -54,6 +62,8 @@ class EmulatorProcess:
         self.loads = 0
         for key, value in sorted(self.options.items()):
             self.command += ["--set", f"{key}={value}"]
+        if key_file is not None:  # paired with the bench: the suite runs on an authenticated link (SPEC §13)
+            self.command += ["--key-file", str(key_file)]
         self._log_path = log
         self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._process: subprocess.Popen[str] | None = None
@@ -134,6 +144,8 @@ class EmulatorTarget(Target):
     def __init__(self, bench: Bench, workdir: Path) -> None:
         super().__init__(bench, str(workdir / "shoe0"))
         self.workdir = workdir
+        self.key_file = workdir / "shoe.key"
+        self.key = load_key(self.key_file) if self.key_file.exists() else create_key(self.key_file)
         self.defaults = dict(bench.emulator)
         self.process: EmulatorProcess | None = None
         self._door_open = False
@@ -155,7 +167,7 @@ class EmulatorTarget(Target):
 
     def _run(self, options: Mapping[str, str]) -> None:
         self.close()
-        self.process = EmulatorProcess(Path(self.port), options, self.workdir / "emulator.log")
+        self.process = EmulatorProcess(Path(self.port), options, self.workdir / "emulator.log", key_file=self.key_file)
         self.process.start()
         self._door_open = options.get("door_open", "0").lower() in ("1", "true", "yes", "on")
         self._pristine = dict(options) == self.defaults

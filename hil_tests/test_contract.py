@@ -34,7 +34,10 @@ def test_identify_and_status(target: Target) -> None:
     with target.connect() as conn:
         identity = conn.client.identify()
         status = conn.client.status()
+        authenticated = conn.client.authenticated
     assert identity.protocol_version == 1 and identity.serial and identity.firmware and identity.model
+    # With a key (always on the emulator bench) every frame both ways is authenticated (SPEC §13).
+    assert authenticated == (target.key is not None)
     claimed = [f for f in target.bench.features if FEATURES[f].capability is not None]
     lacking = [f for f in claimed if not identity.capabilities & (FEATURES[f].capability or Capability(0))]
     assert not lacking, f"the bench claims {lacking} but the shoe does not report them in IDENTIFY"

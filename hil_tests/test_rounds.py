@@ -58,6 +58,7 @@ class Table:
     def start(self) -> None:
         timing = self.target.bench.timing
         config = ServiceConfig(shoe_port=self.target.port, journal=self.journal, timeouts=timing.timeouts,
+                               key_file=self.target.key_file,
                                take_timeout=timing.take_s, submit_timeout=60.0, table="hil")  # fmt: skip
         self.service = TableService(config)
         self.service.start()

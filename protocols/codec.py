@@ -19,8 +19,11 @@ import struct
 from collections.abc import Callable
 from typing import Any, cast
 
+from cobs import cobs
+
 from protocols.cards import ALL_CODES, NO_CARD, card_to_byte
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode, ReadStatus
+from protocols.crc import crc32c
 from protocols.fields import (
     BOOL,
     CARD,
@@ -166,23 +169,75 @@ class Layout:
             return head
         out = bytearray(head)
         for name, codec in zip(names[self.fixed :], self.rest, strict=True):
-            codec.encode(getattr(message, name), out)
+            value = getattr(message, name)
+            if value is None:
+                break  # an appended field left out: the payload ends as an older sender's does (SPEC §7)
+            codec.encode(value, out)
         return bytes(out)
 
 
 _CARD_READ_LISTS = tuple(struct.Struct(f"<{count}H").unpack_from for count in range(256))
 """The unpacker of a list of ``count`` card reads, by count (a list has a u8 count)."""
 
+_READ_CODES: dict[CardRead, int] = {read: code for code, read in CARD_READS.items()}
+"""A valid card read's two wire bytes as one u16 (the inverse of CARD_READS); an invalid one is missing."""
+_CRC_PACK = struct.Struct("<I").pack
+
+
+def _frame_encoder(layout: Layout) -> Callable[[Message, int], bytes] | None:
+    """The whole frame of a message in one generated function: header and fixed fields in one ``pack``,
+    the CRC, COBS, the delimiter. Only for layouts of fixed-size fields, optionally ending in a list of
+    card reads (CARD_READ, STACK_READY, DISPENSE, EVENT_ACK...); None for the rest. It raises only
+    ``_FAST_ERRORS`` on a value that does not fit, and then the generic path gives the one error."""
+    cls = layout.cls
+    reads_list = len(layout.rest) == 1 and isinstance(layout.rest[0], ListOf) and layout.rest[0]._item is CARD_READ
+    if layout.rest and not reads_list:
+        return None
+    env: dict[str, Any] = {"pack": struct.Struct("<BBH" + layout.struct.format.lstrip("<")).pack,
+                           "crc": crc32c, "crc_pack": _CRC_PACK, "cobs_encode": cobs.encode,
+                           "version": PROTOCOL_VERSION, "msg_type": int(cls.TYPE), "reads": _READ_CODES,
+                           "card": card_to_byte, "lists": _CARD_READ_PACKS}  # fmt: skip
+    values = []
+    for index, (name, field) in enumerate(zip(layout.names, cls.LAYOUT[: layout.fixed], strict=False)):
+        if field is CARD:
+            values.append(f"card(message.{name})")
+        elif field is CARD_READ:
+            values.append(f"reads[message.{name}]")
+        else:
+            values.append(f"message.{name}")
+        del index
+    lines = [f"    body = pack(version, msg_type, seq{''.join(', ' + v for v in values)})"]
+    if reads_list:
+        name = layout.names[layout.fixed]
+        lines += [
+            f"    items = message.{name}",
+            "    body += lists[len(items)](len(items), *[reads[read] for read in items])",
+        ]
+    lines.append('    return cobs_encode(body + crc_pack(crc(body))) + b"\\x00"')
+    source = "def encode(message, seq):\n" + "\n".join(lines) + "\n"
+    exec(compile(source, f"<encode {cls.__name__}>", "exec"), env)
+    encoder: Callable[[Message, int], bytes] = env["encode"]
+    return encoder
+
+
+_CARD_READ_PACKS = tuple(struct.Struct(f"<B{count}H").pack for count in range(256))
+
 
 _LAYOUTS: dict[int, Layout] = {int(cls.TYPE): Layout(cls) for cls in ALL_MESSAGES}
 _BY_TYPE: dict[int, type[Message]] = {cls.TYPE: cls for cls in ALL_MESSAGES}
 _DECODERS: dict[int, Callable[[bytes], Message]] = {t: layout.decode for t, layout in _LAYOUTS.items()}
+_FRAME_ENCODERS: dict[type[Message], Callable[[Message, int], bytes]] = {
+    layout.cls: encoder for layout in _LAYOUTS.values() if (encoder := _frame_encoder(layout)) is not None
+}
 
 
 def _encode_generic(message: Message) -> bytes:
     out = bytearray()
     for name, codec in zip(message.__struct_fields__, message.LAYOUT, strict=True):
-        codec.encode(getattr(message, name), out)
+        value = getattr(message, name)
+        if value is None:
+            break  # an appended field left out (``Layout.encode``)
+        codec.encode(value, out)
     return bytes(out)
 
 
@@ -229,6 +284,12 @@ def decode_payload(msg_type: int, payload: bytes) -> Message:
 
 def encode(message: Message, seq: int = 0) -> bytes:
     """Wire bytes of ``message``. Requests need a sequence 1..65535; responses echo one; events use 0."""
+    fast = _FRAME_ENCODERS.get(type(message))
+    if fast is not None:
+        try:
+            return fast(message, seq)
+        except _FAST_ERRORS:
+            pass  # a value that does not fit: the generic path raises the one error
     return encode_frame(PROTOCOL_VERSION, message.TYPE, seq, encode_payload(message))
 
 

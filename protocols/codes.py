@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 
 PROTOCOL_VERSION = 1
+PROTOCOL_MINOR = 1
+"""v1.1 (SPEC §13): authenticated frames, pairing, and dispense reports that carry the shoe's position."""
 
 
 class MsgType(IntEnum):
@@ -27,6 +29,8 @@ class MsgType(IntEnum):
     RESET = 0x0B
     QUERY_DISPENSE = 0x0C
     FIRMWARE_DIGEST = 0x0D  # v1 addition: seeded HMAC over the firmware image (SPEC §12)
+    HELLO = 0x0E  # v1.1: start an authenticated session (SPEC §13)
+    PAIR = 0x0F  # v1.1: set (or rotate) the pairing key (SPEC §13)
     EVENT_ACK = 0x10
 
     IDENTITY = 0x41
@@ -40,6 +44,7 @@ class MsgType(IntEnum):
     EVENT_LOG = 0x49
     OK = 0x4A
     FIRMWARE_DIGEST_REPORT = 0x4B  # v1 addition (SPEC §12)
+    HELLO_REPLY = 0x4C  # v1.1 (SPEC §13)
     NAK = 0x7F
 
     CARD_READ = 0x81
@@ -147,6 +152,8 @@ class NakCode(IntEnum):
     STALE_DISPENSE_ID = 7
     BUSY = 8
     NOT_SUPPORTED = 9
+    NOT_PAIRED = 10  # v1.1: HELLO to a shoe that holds no pairing key (SPEC §13)
+    AUTH_REQUIRED = 11  # v1.1: a paired shoe refuses this plain frame, or has no session for an authenticated one
 
 
 class ReadStatus(IntEnum):
@@ -181,6 +188,8 @@ class Capability(IntFlag):
     DECK_LOADED = 0x0040  # v1 addition: the shoe sends DECK_LOADED and DECK_REPORT names the back (§11)
     FIRMWARE_DIGEST = 0x0080  # v1 addition: the shoe answers FIRMWARE_DIGEST (§12)
     FAULT_INJECTION = 0x0100
+    AUTH = 0x0200  # v1.1: HELLO, PAIR and authenticated frames (SPEC §13)
+    DISPENSE_POSITION = 0x0400  # v1.1: DISPENSE_REPORT carries the counters and cards remaining (SPEC §6, §13)
 
 
 class SelfTestComponent(IntEnum):

@@ -134,18 +134,52 @@ class FirmwareDigest(Message, frozen=True):
     seed: bytes
 
 
+class Hello(Message, frozen=True):
+    """Start an authenticated session (v1.1, SPEC §13): the host's fresh 16-byte nonce. Always a plain frame."""
+
+    TYPE = MsgType.HELLO
+    LAYOUT = (BLOB,)
+    host_nonce: bytes
+
+
+class Pair(Message, frozen=True):
+    """Set the shoe's 32-byte pairing key (v1.1, SPEC §13): plain only while unpaired or its door is open,
+    authenticated (a rotation) at any time."""
+
+    TYPE = MsgType.PAIR
+    LAYOUT = (BLOB,)
+    key: bytes
+
+    def __repr__(self) -> str:  # a key never goes into a log line
+        return "Pair(key=<redacted>)"
+
+
 # --- shoe responses --------------------------------------------------------------------------------
 
 
 class Identity(Message, frozen=True):
+    """``minor``, ``auth`` and ``key_id`` are appended in v1.1 (SPEC §13): a v1.0 shoe omits them (None).
+
+    ``auth``: 0 the shoe does not authenticate (v1.0), 1 it can but holds no key, 2 it is paired with the
+    key named ``key_id`` (``protocols.auth.key_id``).
+    """
+
     TYPE = MsgType.IDENTITY
-    LAYOUT = (STR, STR, STR, U8, U16, U32)
+    LAYOUT = (STR, STR, STR, U8, U16, U32, U8, U8, U32)
+    APPENDED = 3
     model: str
     serial: str
     firmware: str
     protocol_version: int
     capabilities: int
     boot_id: int
+    minor: int | None = None
+    auth: int | None = None
+    key_id: int | None = None
+
+    AUTH_NONE: ClassVar[int] = 0
+    AUTH_UNPAIRED: ClassVar[int] = 1
+    AUTH_PAIRED: ClassVar[int] = 2
 
 
 class Status(Message, frozen=True):
@@ -165,13 +199,28 @@ class Status(Message, frozen=True):
 
 
 class DispenseReport(Message, frozen=True):
+    """The last five fields are appended in v1.1 by a shoe with Capability.DISPENSE_POSITION (SPEC §6, §13):
+    its COUNTERS ``cards`` and ``stacks`` and STATUS's ``cards_remaining``, ``last_dispense_id`` and
+    ``active_dispense_id`` when it answers (STARTED: before the stack moves). None: an older shoe.
+    The encoder stops at the first None, so a report built without them is sent as v1.0 sends it."""
+
     TYPE = MsgType.DISPENSE_REPORT
-    LAYOUT = (U32, Enum8(DispensePhase), BOOL, U8, ListOf(CARD_READ))
+    LAYOUT = (U32, Enum8(DispensePhase), BOOL, U8, ListOf(CARD_READ), U32, U32, U16, U32, U32)
+    APPENDED = 5
     dispense_id: int
     phase: DispensePhase
     replayed: bool
     fault: int
     cards: tuple[CardRead, ...]
+    cards_total: int | None = None
+    stacks: int | None = None
+    cards_remaining: int | None = None
+    last_dispense_id: int | None = None
+    active_dispense_id: int | None = None
+
+    @property
+    def positioned(self) -> bool:
+        return self.active_dispense_id is not None
 
 
 class StubReleased(Message, frozen=True):
@@ -256,6 +305,16 @@ class FirmwareDigestReport(Message, frozen=True):
     image_size: int
 
 
+class HelloReply(Message, frozen=True):
+    """The answer to HELLO, sealed under the new session (SPEC §13): the boot and the shoe's fresh nonce."""
+
+    TYPE = MsgType.HELLO_REPLY
+    LAYOUT = (U32, BLOB, U32)
+    boot_id: int
+    shoe_nonce: bytes
+    key_id: int
+
+
 # --- shoe events (reliable: numbered, acknowledged, re-sent) ---------------------------------------
 
 
@@ -313,8 +372,8 @@ class DeckLoaded(Event, frozen=True):
 
 ALL_MESSAGES: tuple[type[Message], ...] = (
     Identify, GetStatus, Dispense, QueryDispense, ReleaseStub, Scan, DeckCheck, SelfTest, GetCounters,
-    ReadEventLog, ClearFault, Reset, EventAck, FirmwareDigest,
+    ReadEventLog, ClearFault, Reset, EventAck, FirmwareDigest, Hello, Pair,
     Identity, Status, DispenseReport, StubReleased, ScanResult, DeckReport, SelfTestReport, Counters,
-    EventLog, Ok, Nak, FirmwareDigestReport,
+    EventLog, Ok, Nak, FirmwareDigestReport, HelloReply,
     CardReadEvent, StackReady, StackTaken, FaultRaised, FaultCleared, DeckLoaded,
 )  # fmt: skip

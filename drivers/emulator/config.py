@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl
 from protocols.cards import CardCodeError, card_to_byte
 
 TIMINGS = ("instant", "realistic")
+PROTOCOLS = ("1.0", "1.1")
 MAX_DECK = 255  # DECK_REPORT counts cards in a u8
 
 
@@ -56,6 +57,8 @@ class EmulatorConfig:
     """The firmware image FIRMWARE_DIGEST is computed over (SPEC §12): "" the one shipped with the emulator
     (``drivers/emulator/firmware/emu-1.0.bin``), a path another file, ``none`` a shoe without the request."""
     bootloader: str = "emu-boot-1.0"
+    protocol: str = "1.1"
+    """The protocol the shoe speaks: "1.1" (SPEC §13: pairing, authenticated frames, positioned reports) or "1.0"."""
 
     def __post_init__(self) -> None:
         if self.deck is not None:
@@ -74,6 +77,8 @@ class EmulatorConfig:
         for number in (*self.unreadable_at, self.jam_at, self.double_feed_at, self.misfeed_at):
             if number is not None and number < 1:
                 raise ValueError(f"emulator card number {number!r} is not 1-based (first card is 1)")
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"emulator option 'protocol': {self.protocol!r} is not one of {', '.join(PROTOCOLS)}")
         if self.timing not in TIMINGS:
             raise ValueError(f"emulator option 'timing': {self.timing!r} is not one of {', '.join(TIMINGS)}")
         for name in ("model", "serial", "firmware", "back", "bootloader"):
@@ -231,4 +236,5 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "autoload": _bool,
     "firmware_image": _str,
     "bootloader": _str,
+    "protocol": _str,
 }

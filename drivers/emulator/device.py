@@ -15,6 +15,11 @@ are in ``handlers.py``, the mechanism's in ``model.py``):
   ``power_cycles``.
 - **Events**: unacked events (at most 1,024) are re-sent ``event_resend_s`` after their last
   transmission, oldest first; while unplugged nothing is sent and all of them go out again on replug.
+- **v1.1 (SPEC §13)**: the pairing key lives in "non-volatile memory" (kept across reboots and unplugs,
+  set by PAIR or by ``pair``, the technician's hook); the session ends with the boot. Every frame the shoe
+  sends is sealed when the request (or, for events, the session) is authenticated: a stored reply or
+  an event re-sent is sealed anew with the next counter. Refused frames (MAC, counter) are counted in
+  ``frames_refused`` and never answered. ``protocol="1.0"`` in the config emulates a v1.0 shoe.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from drivers.emulator.deck import DeckLoad
 from drivers.emulator.handlers import Dispensing, Key, RequestError, Result, ShoeHandlers, decode_request
 from drivers.emulator.impairment import DelayLine, Impairment, random_for
 from drivers.emulator.timing import Clock, Timekeeper, profile
-from protocols import codec
+from protocols import auth, codec
 from protocols import messages as m
 from protocols.codes import PROTOCOL_VERSION, DispensePhase, FaultCode, MsgType, NakCode
 from protocols.fields import LoggedEvent
@@ -70,12 +75,19 @@ class EmulatorStats:
     acks: int = 0
     bytes_corrupted: int = 0
     bytes_dropped: int = 0
+    frames_refused: int = 0  # authenticated frames whose MAC or counter failed (SPEC §13.4)
+    sessions: int = 0  # HELLOs answered
 
 
 @dataclass
 class _Unacked:
-    wire: bytes
+    msg_type: int
+    payload: bytes
     last_sent: float
+
+
+_PLAIN_WHEN_PAIRED = frozenset((MsgType.IDENTIFY, MsgType.HELLO, MsgType.PAIR))
+"""The plain requests a paired shoe still answers (SPEC §13.3)."""
 
 
 class EmulatedShoe(ShoeHandlers):
@@ -105,6 +117,8 @@ class EmulatedShoe(ShoeHandlers):
         self._boot_id = 0
         self._after: list[Callable[[], None]] = []
         self._listeners: list[Callable[[], None]] = []
+        self._key: bytes | None = None  # the pairing key: non-volatile, survives reboots
+        self._session: auth.Session | None = None
         with self._cond:
             self._boot()
 
@@ -118,7 +132,7 @@ class EmulatedShoe(ShoeHandlers):
                     self._count["frames_in_bad"] += 1
                 else:
                     self._count["frames_in"] += 1
-                    self._on_frame(item)
+                    self._receive(item)
 
     def host_read(self, timeout: float) -> bytes:
         if timeout <= 0:  # what is ready now (the pty and TCP servers, once a pass)
@@ -156,6 +170,25 @@ class EmulatedShoe(ShoeHandlers):
     @property
     def boot_id(self) -> int:
         return self._boot_id
+
+    @property
+    def v11(self) -> bool:
+        return self.config.protocol != "1.0"
+
+    @property
+    def key_id(self) -> int | None:
+        """The name of the pairing key (SPEC §13.2), None while unpaired."""
+        return None if self._key is None else auth.key_id(self._key)
+
+    def pair(self, key: bytes | None) -> None:
+        """The technician's pairing at the shoe itself (its service menu): store ``key``, end any session.
+
+        None unpairs (a factory reset). A v1.0 emulator cannot be paired."""
+        if not self.v11:
+            raise ValueError("a v1.0 shoe cannot be paired")
+        with self._cond:
+            self._key = None if key is None else auth.check_key(key)
+            self._session = None
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback`` (lock held: it must not block) when output is readable or the link changes.
@@ -281,10 +314,11 @@ class EmulatedShoe(ShoeHandlers):
         self._log: deque[tuple[int, LoggedEvent]] = deque(maxlen=LOG_SIZE)
         self._active: Dispensing | None = None
         self._last_key: Key | None = None
-        self._last_reply = b""
+        self._last_reply: m.Message | None = None
         self._waiting: Key | None = None  # a SCAN still being worked on
         self._scan_no = 0
-        self._queue: deque[Frame] = deque()
+        self._queue: deque[tuple[Frame, bool]] = deque()
+        self._session = None
         self._time.clear()
         self._deframer.reset()
         self._mech.reboot()
@@ -304,14 +338,13 @@ class EmulatedShoe(ShoeHandlers):
         self._event_no += 1
         event = make(self._event_no)
         payload = codec.encode_payload(event)  # once, for the wire and the event log (codec.logged's form)
-        wire = encode_frame(PROTOCOL_VERSION, event.TYPE, 0, payload)
         self._log.append((self._event_no, LoggedEvent(int(event.TYPE), payload)))
         now = self._time.clock()
-        self._unacked[self._event_no] = _Unacked(wire, now)
+        self._unacked[self._event_no] = _Unacked(int(event.TYPE), payload, now)
         while len(self._unacked) > LOG_SIZE:
             self._unacked.popitem(last=False)
         self._count["events_sent"] += 1
-        self._send(wire)
+        self._send_event(self._unacked[self._event_no])
         self._time.wake(now + self.config.event_resend_s)  # its re-send; wakes the timer only if earliest
 
     def _resend(self, now: float, *, force: bool = False) -> None:
@@ -321,7 +354,19 @@ class EmulatedShoe(ShoeHandlers):
             if force or now - item.last_sent >= self.config.event_resend_s:
                 item.last_sent = now
                 self._count["events_resent"] += 1
-                self._send(item.wire)
+                self._send_event(item)
+
+    def _send_event(self, item: _Unacked) -> None:
+        """Sealed under the session; plain when unpaired; held (until a session) when paired (SPEC §13.3)."""
+        if self._session is not None:
+            self._send(self._session.out.seal(item.msg_type, 0, payload=item.payload))
+        elif self._key is None:
+            self._send(encode_frame(PROTOCOL_VERSION, item.msg_type, 0, item.payload))
+
+    def _wire(self, reply: m.Message, seq: int, *, sealed: bool) -> bytes:
+        if sealed and self._session is not None:
+            return self._session.out.seal(reply.TYPE, seq, payload=codec.encode_payload(reply))
+        return codec.encode(reply, seq)
 
     def _ack(self, ack: m.EventAck) -> None:
         if ack.boot_id != self._boot_id:
@@ -349,22 +394,84 @@ class EmulatedShoe(ShoeHandlers):
 
     # --- requests ---------------------------------------------------------------------------------
 
-    def _on_frame(self, frame: Frame) -> None:
-        key: Key = (frame.version, frame.msg_type, frame.seq, frame.payload)
+    def _receive(self, frame: Frame) -> None:
+        """Authentication first (SPEC §13.3, §13.4), then the request as v1.0 handles it."""
+        if not self.v11:
+            self._on_frame(frame)
+            return
+        if frame.version == auth.FORMAT_AUTH:
+            if self._session is None:
+                self._send(codec.encode(m.Nak(NakCode.AUTH_REQUIRED, "no session: send HELLO"), frame.seq))
+                return
+            try:
+                plain = self._session.into.open(frame)
+            except auth.AuthError as exc:
+                self._count["frames_refused"] += 1
+                log.warning("emulator_frame_refused", reason=exc.refusal.value, msg_type=frame.msg_type)
+                return
+            self._on_frame(plain, sealed=True)
+            return
+        if frame.version == PROTOCOL_VERSION and frame.msg_type == MsgType.HELLO:
+            self._hello(frame)
+            return
+        if self._key is not None and frame.version == PROTOCOL_VERSION and frame.msg_type not in _PLAIN_WHEN_PAIRED:
+            if frame.msg_type != MsgType.EVENT_ACK and frame.seq:
+                self._send(codec.encode(m.Nak(NakCode.AUTH_REQUIRED, "this shoe is paired: authenticate"), frame.seq))
+            return
+        self._on_frame(frame)
+
+    def _hello(self, frame: Frame) -> None:
+        """A new session (SPEC §13.3). It never replaces the stored reply: the host re-sends its request next."""
+        try:
+            hello = codec.decode(frame)
+        except codec.MessageError as exc:
+            self._send(codec.encode(m.Nak(exc.nak, str(exc)), frame.seq))
+            return
+        assert isinstance(hello, m.Hello)
+        if self._key is None:
+            self._send(codec.encode(m.Nak(NakCode.NOT_PAIRED, "this shoe is not paired"), frame.seq))
+            return
+        if len(hello.host_nonce) != auth.NONCE_SIZE:
+            self._send(codec.encode(m.Nak(NakCode.BAD_ARGUMENT, "a nonce is 16 bytes"), frame.seq))
+            return
+        nonce = secrets.token_bytes(auth.NONCE_SIZE)
+        self._session = auth.Session.start(self._key, hello.host_nonce, nonce, self._boot_id, host=False)
+        self._count["sessions"] += 1
+        reply = m.HelloReply(self._boot_id, nonce, auth.key_id(self._key))
+        self._send(self._wire(reply, frame.seq, sealed=True))
+        self._resend(self._time.clock(), force=True)  # the events held while there was no session
+
+    def _pair(self, request: m.Pair, *, sealed: bool) -> m.Message:
+        """PAIR (SPEC §13.2): plain only while unpaired or with the door open; authenticated: a rotation."""
+        if not sealed and self._key is not None and not self._mech.door_open:
+            return m.Nak(NakCode.AUTH_REQUIRED, "paired: rotate under the current key, or open the door to re-pair")
+        if len(request.key) != auth.KEY_SIZE or not any(request.key):
+            return m.Nak(NakCode.BAD_ARGUMENT, "a pairing key is 32 bytes, not all zero")
+        key = request.key
+
+        def store() -> None:
+            self._key, self._session = key, None
+            log.info("emulator_paired", serial=self.config.serial, key_id=auth.key_id(key), rotated=sealed)
+
+        self._after.append(store)  # after the OK went out (sealed under the old session when rotating)
+        return m.Ok()
+
+    def _on_frame(self, frame: Frame, *, sealed: bool = False) -> None:
+        key: Key = (auth.FORMAT_AUTH if sealed else frame.version, frame.msg_type, frame.seq, frame.payload)
         if self._waiting is not None and frame.msg_type != MsgType.EVENT_ACK:
             if key != self._waiting:
-                self._queue.append(frame)
+                self._queue.append((frame, sealed))
             return
-        if key == self._last_key:
+        if key == self._last_key and self._last_reply is not None:
             self._count["replays"] += 1
-            self._send(self._last_reply)
+            self._send(self._wire(self._last_reply, key[2], sealed=sealed))
             return
         try:
             request = decode_request(frame)
             if isinstance(request, m.EventAck):
                 self._ack(request)
                 return
-            reply = self._dispatch(request)
+            reply = self._pair(request, sealed=sealed) if isinstance(request, m.Pair) else self._dispatch(request)
         except codec.MessageError as exc:
             reply = m.Nak(exc.nak, str(exc))
         except RequestError as exc:
@@ -382,8 +489,8 @@ class EmulatedShoe(ShoeHandlers):
         if isinstance(reply, m.Nak):
             self._count["naks"] += 1
             log.info("emulator_nak", code=reply.code.name, request=codec.message_type_name(key[1]))
-        self._last_key, self._last_reply = key, codec.encode(reply, key[2])
-        self._send(self._last_reply)
+        self._last_key, self._last_reply = key, reply
+        self._send(self._wire(reply, key[2], sealed=key[0] == auth.FORMAT_AUTH))
         after, self._after = self._after, []
         for action in after:
             action()
@@ -394,4 +501,5 @@ class EmulatedShoe(ShoeHandlers):
             return
         self._answer(key, reply)
         while self._queue and self._waiting is None:
-            self._on_frame(self._queue.popleft())
+            frame, sealed = self._queue.popleft()
+            self._on_frame(frame, sealed=sealed)

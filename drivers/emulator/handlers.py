@@ -33,14 +33,15 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import structlog
+from msgspec.structs import replace
 
 from drivers.emulator import firmware, model
 from drivers.emulator.config import MAX_DECK, EmulatorConfig
 from drivers.emulator.deck import DeckLoad
 from drivers.emulator.timing import TimingProfile
-from protocols import codec
+from protocols import auth, codec
 from protocols import messages as m
-from protocols.codes import PROTOCOL_VERSION, Capability, DispensePhase, FaultCode, NakCode, ReadStatus
+from protocols.codes import PROTOCOL_MINOR, PROTOCOL_VERSION, Capability, DispensePhase, FaultCode, NakCode, ReadStatus
 from protocols.fields import CardRead, LoggedEvent
 from protocols.framing import MAX_PAYLOAD, Frame
 
@@ -50,6 +51,7 @@ _debug = logging.getLogger(__name__).isEnabledFor  # per-dispense lines: built o
 CAPABILITIES = int(Capability.DISPENSE | Capability.SCAN | Capability.DECK_CHECK | Capability.TRAY_SENSOR
                    | Capability.EVENT_LOG | Capability.SELF_TEST | Capability.FAULT_INJECTION
                    | Capability.DECK_LOADED | Capability.FIRMWARE_DIGEST)  # fmt: skip
+V11_CAPABILITIES = int(Capability.AUTH | Capability.DISPENSE_POSITION)
 RESULTS_KEPT = 256
 UNKNOWN_REMAINING = 0xFFFF
 Key = tuple[int, int, int, bytes]
@@ -96,6 +98,7 @@ class ShoeHandlers:
     _waiting: Key | None
     _scan_no: int
     _after: list[Callable[[], None]]
+    _key: bytes | None
     dispensed: dict[tuple[int, int], str | None] | None = None
     """When a dict: every card the mechanism read in a dispense, (dispense id, position) -> card (opt-in)."""
 
@@ -117,15 +120,14 @@ class ShoeHandlers:
         cfg, mech = self.config, self._mech
         match request:
             case m.Identify():
-                return m.Identity(cfg.model, cfg.serial, cfg.firmware, PROTOCOL_VERSION,
-                                  firmware.capabilities(cfg, CAPABILITIES), self._boot_id)  # fmt: skip
+                return self._identity()
             case m.GetStatus():
                 return self._status()
             case m.Dispense():
-                return self._dispense(request)
+                return self._positioned(self._dispense(request))
             case m.QueryDispense():
                 did = request.dispense_id
-                return self._known(did) or m.DispenseReport(did, DispensePhase.UNKNOWN, False, 0, ())
+                return self._positioned(self._known(did) or m.DispenseReport(did, DispensePhase.UNKNOWN, False, 0, ()))
             case m.ReleaseStub():
                 self._not_dispensing("RELEASE_STUB")
                 count = mech.release_stub()
@@ -155,6 +157,26 @@ class ShoeHandlers:
             case m.FirmwareDigest():
                 return firmware.digest(cfg, request.seed)
         raise RequestError(NakCode.NOT_SUPPORTED, f"{type(request).__name__} is not supported")
+
+    def _identity(self) -> m.Identity:
+        cfg = self.config
+        if cfg.protocol == "1.0":
+            return m.Identity(cfg.model, cfg.serial, cfg.firmware, PROTOCOL_VERSION,
+                              firmware.capabilities(cfg, CAPABILITIES), self._boot_id)  # fmt: skip
+        key = self._key
+        return m.Identity(cfg.model, cfg.serial, cfg.firmware, PROTOCOL_VERSION,
+                          firmware.capabilities(cfg, CAPABILITIES | V11_CAPABILITIES), self._boot_id, PROTOCOL_MINOR,
+                          m.Identity.AUTH_UNPAIRED if key is None else m.Identity.AUTH_PAIRED,
+                          0 if key is None else auth.key_id(key))  # fmt: skip
+
+    def _positioned(self, report: m.DispenseReport) -> m.DispenseReport:
+        """v1.1: the report carries the counters and cards remaining as they are now (SPEC §6 check 4)."""
+        if self.config.protocol == "1.0":
+            return report
+        status, counters = self._status(), self._mech.counters
+        return replace(report, cards_total=counters.cards, stacks=counters.stacks,
+                       cards_remaining=status.cards_remaining, last_dispense_id=status.last_dispense_id,
+                       active_dispense_id=status.active_dispense_id)  # fmt: skip
 
     def _status(self) -> m.Status:
         mech = self._mech

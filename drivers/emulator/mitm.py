@@ -9,35 +9,44 @@ last request's ``seq``, the last dispense id, the last event number), which is w
 injected frame plausible. :class:`Injector` adds frames of random shoe types at random times.
 
 Rules are small callables (``Rule``): ``card_reads_say``, ``started_as``, ``started_nak``,
-``boot_id_says``. Every rule fires a bounded number of times. Card codes are never logged.
+``boot_id_says``, ``consistent_liar``. Every rule fires a bounded number of times. Card codes are never
+logged.
+
+On an authenticated link (SPEC §13) the man in the middle reads the sealed frames (a MAC hides nothing)
+and rewrites them the same way, recomputing the CRC and keeping the counter and the MAC it cannot
+compute: the best a liar without the key can do. The host refuses every one of them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from msgspec.structs import replace
 
 from drivers.transport import Transport
-from protocols import codec
+from protocols import auth, codec
 from protocols import messages as m
 from protocols.cards import ALL_CODES
 from protocols.codes import DispensePhase, FaultCode, NakCode, ReadStatus, ShoeState
 from protocols.fields import CardRead
-from protocols.framing import Deframer, Frame
+from protocols.framing import Deframer, Frame, encode_frame
 
 __all__ = [
     "Injector",
     "ManInTheMiddle",
     "MitmState",
     "Rule",
+    "TcpMitm",
     "boot_id_says",
     "card_reads_say",
+    "consistent_liar",
     "random_shoe_frame",
     "scan_says",
     "started_as",
@@ -106,7 +115,7 @@ class ManInTheMiddle(Transport):
         for item in self._to_shoe.feed(data):
             if isinstance(item, Frame):
                 try:
-                    message = codec.decode(item)
+                    message = codec.decode(_unsealed(item))
                 except codec.MessageError:
                     continue
                 with self.state.lock:
@@ -142,7 +151,7 @@ class ManInTheMiddle(Transport):
             return run  # noise, or an empty run: the host sees it as the shoe sent it
         frame = items[0]
         try:
-            message = codec.decode(frame)
+            message = codec.decode(_unsealed(frame))
         except codec.MessageError:
             return run
         with self.state.lock:
@@ -151,7 +160,7 @@ class ManInTheMiddle(Transport):
                 replaced = rule(message, frame.seq, self.state)
                 if replaced is not None:
                     self.state.rewritten[message.TYPE.name] += 1
-                    return b"".join(codec.encode(msg, seq) for msg, seq in replaced)
+                    return b"".join(_like(frame, msg, seq) for msg, seq in replaced)
         return run
 
     def close(self) -> None:
@@ -161,7 +170,51 @@ class ManInTheMiddle(Transport):
         return ManInTheMiddle(self.inner.reopen(), self.rules, injector=self.injector, state=self.state)
 
 
+def _unsealed(frame: Frame) -> Frame:
+    """A sealed frame's message as a plain frame, read without the key (the MAC is not checked)."""
+    if frame.version != auth.FORMAT_AUTH or len(frame.payload) < auth.OVERHEAD:
+        return frame
+    return Frame(1, frame.msg_type, frame.seq, frame.payload[auth.COUNTER.size : -auth.MAC_SIZE])
+
+
+def _like(original: Frame, message: m.Message, seq: int) -> bytes:
+    """``message`` framed as ``original`` was: sealed frames keep their counter and MAC (the liar has no key)."""
+    if original.version != auth.FORMAT_AUTH or len(original.payload) < auth.OVERHEAD:
+        return codec.encode(message, seq)
+    body = original.payload
+    forged = body[: auth.COUNTER.size] + codec.encode_payload(message) + body[-auth.MAC_SIZE :]
+    return encode_frame(auth.FORMAT_AUTH, message.TYPE, seq, forged)
+
+
 # -- rules -------------------------------------------------------------------------------------------
+
+
+def consistent_liar(stack: Sequence[str] = ("Ah", "Kh"), scans: Sequence[str] = ("Qh", "Jh", "Th")) -> Rule:
+    """The lie that agrees with itself: the first dispense it sees is ``stack`` in its CARD_READs, its
+    STACK_READY and every DISPENSE_REPORT about it (the read-back included); the SCAN answers are
+    ``scans`` in turn, each replay of a scan saying what its answer said. CRCs are recomputed, so on a
+    v1.0 link every check of SPEC §6 holds."""
+    reads = tuple(CardRead(code) for code in stack)
+    target: list[int] = []
+    scan_seqs: dict[int, int] = {}
+
+    def rule(message: m.Message, seq: int, state: MitmState) -> Out | None:
+        if not target and state.last_dispense_id and state.dispensing:
+            target.append(state.last_dispense_id)
+        did = target[0] if target else None
+        if isinstance(message, m.CardReadEvent) and message.dispense_id == did and message.position <= len(reads):
+            return [(replace(message, read=reads[message.position - 1]), seq)]
+        if isinstance(message, m.StackReady) and message.dispense_id == did:
+            return [(replace(message, cards=reads[: len(message.cards)]), seq)]
+        if isinstance(message, m.DispenseReport) and message.dispense_id == did and message.cards:
+            return [(replace(message, cards=reads[: len(message.cards)]), seq)]
+        if isinstance(message, m.ScanResult) and message.read.card is not None:
+            index = scan_seqs.setdefault(seq, len(scan_seqs))
+            if index < len(scans):
+                return [(m.ScanResult(CardRead(scans[index])), seq)]
+        return None
+
+    return rule
 
 
 def card_reads_say(codes: Sequence[str]) -> Rule:
@@ -292,3 +345,76 @@ class Injector:
         message, seq = random_shoe_frame(self.rng, state)
         state.injected[message.TYPE.name] += 1
         return [(message, seq)]
+
+
+# -- a man in the middle on TCP, for a real shoed -------------------------------------------------------
+
+
+class TcpMitm:
+    """A TCP proxy with the liar in it: ``shoed --port socket://HOST:PORT`` to ``address``, the shoe behind
+    it at ``upstream`` (an emulator's TCP server). One host connection at a time; a reconnect gets a new
+    upstream connection and the same :class:`MitmState` (the same attacker)."""
+
+    def __init__(self, upstream: str, rules: Sequence[Rule], *, host: str = "127.0.0.1", port: int = 0) -> None:
+        import socket
+
+        self.upstream, self.rules, self.state = upstream, list(rules), MitmState()
+        self._listener = socket.create_server((host, port))
+        self._listener.settimeout(0.2)
+        self.address: tuple[str, int] = self._listener.getsockname()[:2]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="tcp-mitm", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._pump(conn)
+
+    def _pump(self, conn: Any) -> None:
+        """Host to shoe on a thread of its own; shoe to host (through the rules) on this one."""
+        from drivers.errors import ShoeError
+        from drivers.serial_transport import SerialTransport
+
+        try:
+            mitm = ManInTheMiddle(SerialTransport(f"socket://{self.upstream}"), self.rules, state=self.state)
+        except ShoeError:
+            conn.close()
+            return
+        done = threading.Event()
+
+        def to_shoe() -> None:
+            try:
+                while not done.is_set():
+                    data = conn.recv(65536)
+                    if not data:
+                        break
+                    mitm.write(data)
+            except (OSError, ShoeError):
+                pass
+            done.set()
+
+        threading.Thread(target=to_shoe, name="tcp-mitm-to-shoe", daemon=True).start()
+        try:
+            while not done.is_set() and not self._stop.is_set():
+                out = mitm.read(0.05)
+                if out:
+                    conn.sendall(out)
+        except (OSError, ShoeError):
+            pass
+        finally:
+            done.set()
+            with contextlib.suppress(OSError):
+                conn.shutdown(2)
+            conn.close()
+            mitm.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._listener.close()
+        self._thread.join(timeout=5)

@@ -19,6 +19,7 @@ from drivers.deck import DeckVerdict, check_deck
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator.control import ControlError, load_deck_at
 from drivers.emulator.deck import DeckLoad
+from drivers.keyfile import key_from_env
 from drivers.transport import open_transport
 from shoe.cli.exit_codes import Exit
 from shoe.cli.output import emit
@@ -48,14 +49,14 @@ def _human(d: dict[str, Any]) -> str:
 
 
 def cmd_deck_check(args: argparse.Namespace) -> int:
-    with ShoeClient.open(args.port) as client:
+    with ShoeClient.open(args.port, key=key_from_env()) as client:
         data = verdict_dict(check_deck(client, back=args.back))
     emit(data, as_json=args.json, human=_human)
     return Exit.OK if data["ok"] else Exit.DEVICE_FAULT
 
 
 def cmd_release_stub(args: argparse.Namespace) -> int:
-    with ShoeClient.open(args.port) as client:
+    with ShoeClient.open(args.port, key=key_from_env()) as client:
         count = client.release_stub()
     emit(
         {"released": count},
@@ -89,7 +90,7 @@ def cmd_load_deck(args: argparse.Namespace) -> int:
     if not isinstance(transport, EmulatorTransport):
         transport.close()
         raise ValueError("load-deck needs an emulator: --port emu://... or --control PATH of shoectl emulate")
-    with ShoeClient.open_transport(transport) as client:
+    with ShoeClient.open_transport(transport, key=key_from_env()) as client:
         if client.status().cards_remaining and not deck.mid_round:
             client.release_stub()  # a new emulator per command: its start deck is the stub
         loaded = transport.shoe.load_deck(deck)

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -130,6 +131,13 @@ class Controls:
             print(json.dumps(record) if self.as_json else text, flush=True)
 
 
+def _emulator_key(path: Path) -> bytes:
+    """The pairing key in ``path`` (made, mode 0600, when missing)."""
+    from drivers.keyfile import create_key, load_key
+
+    return load_key(path) if path.exists() else create_key(path)
+
+
 def cmd_emulate(args: argparse.Namespace) -> int:
     if not args.pty and not args.tcp:
         raise ValueError("choose where to serve: --pty or --tcp HOST:PORT")
@@ -150,6 +158,8 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     shoe: EmulatedShoe | None = None
     try:
         shoe = EmulatedShoe(config)
+        if args.key_file:  # the technician's pairing at the shoe (SPEC §13.2): the key shoed reads too
+            shoe.pair(_emulator_key(Path(args.key_file)))
         info: dict[str, Any] = {"serial": shoe.config.serial}
         if args.pty:
             pty = serve_pty(shoe, link=args.link)
@@ -212,6 +222,9 @@ def add_parsers(sub: Any) -> None:
         metavar="PATH",
         help="serve the dealer's deck loading on a Unix socket at PATH (shoectl load-deck --control PATH)",
     )
+    p.add_argument("--key-file", metavar="PATH",
+                   help="pair the emulator with the key in PATH (made, mode 0600, if missing): give shoed the same "
+                   "[shoe] key_file")  # fmt: skip
     p.add_argument("--seed", type=int, help="seeded shuffle of one 52-card deck")
     p.add_argument("--deck", help="explicit card order, top first, e.g. AsKd7c...")
     p.add_argument("--timing", choices=["instant", "realistic"], help="mechanical timing model (default instant)")

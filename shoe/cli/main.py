@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "deck-check": ("deck", "count and identify the loaded cards (exit 8 if not one whole deck of the expected back)"),
     "release-stub": ("deck", "present the cards left in the shoe (outside a live round), e.g. before shoectl scan"),
     "load-deck": ("deck", "the dealer loads a shuffled deck into an emulator (--control PATH, or emu://)"),
+    "pair": ("pair", "pair the shoe with this table: a new key, rotated or set (stop shoed first)"),
     "emulate": ("emulate", "serve the software shoe on a pseudo-terminal (--pty) or TCP (--tcp HOST:PORT)"),
     "play": ("play", "play one scripted round (Mississippi stud or seven-card stud) and print its JSON record"),
     "journal": ("journal", "verify, show and export the table service's journal"),

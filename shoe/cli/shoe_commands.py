@@ -11,6 +11,7 @@ from typing import Any
 
 from drivers.client import ShoeClient
 from drivers.errors import ShoeError
+from drivers.keyfile import key_from_env
 from drivers.notices import Notice
 from protocols import messages as m
 from protocols.codes import FaultCode
@@ -20,7 +21,7 @@ from shoe.cli.output import emit, emit_line, error_message, key_values
 
 
 def _open(args: argparse.Namespace) -> ShoeClient:
-    return ShoeClient.open(args.port)
+    return ShoeClient.open(args.port, key=key_from_env())
 
 
 def cmd_identify(args: argparse.Namespace) -> int:

@@ -116,10 +116,11 @@ def _approved(items: list[str] | None) -> dict[str, Path]:
 
 def _verify_shoe(args: argparse.Namespace) -> int:
     from drivers.client import ShoeClient
+    from drivers.keyfile import key_from_env
 
     seed = _seed(args) or secrets.token_bytes(16)
     approved = _approved(args.approved_image)
-    with ShoeClient.open(args.port) as client:
+    with ShoeClient.open(args.port, key=key_from_env()) as client:
         report = client.firmware_digest(seed)
     answer = (
         None

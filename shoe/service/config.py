@@ -44,7 +44,7 @@ MIN_TOKEN = 16
 SCHEMES = ("serial", "socket", "usb", "emu")
 _TOKEN_FIX = "use a random string of 16+ characters (python -c 'import secrets; print(secrets.token_urlsafe())')"
 _KEYS: dict[str, tuple[str, ...]] = {
-    "shoe": ("port", "timeouts", "take_timeout", "emulator_control"),
+    "shoe": ("port", "timeouts", "take_timeout", "emulator_control", "key_file", "allow_unauthenticated"),
     "journal": ("path",),
     "http": ("host", "port"),
     "tokens": tuple(r.value for r in Role),
@@ -77,6 +77,8 @@ class ServiceConfig:
     deck_backs: tuple[str, ...] = ()  # [deck] backs: the alternation of back designs (empty: any back)
     check_on_load: bool = True  # [deck] check_on_load: check each deck as soon as it is loaded
     emulator_control: Path | None = None  # [shoe] emulator_control: the control socket of `shoectl emulate --control`
+    key_file: Path | None = None  # [shoe] key_file: the pairing key (SPEC §13); None: shoe.key beside the journal
+    allow_unauthenticated: bool = False  # [shoe] allow_unauthenticated: a bench drives a plain link without an alarm
     floor_url: str | None = None  # [floor] url: the floor database (libpq URL); None: no shipping (docs/floor.md)
     floor_table: str | None = None  # [floor] table: this table's name on the floor (default: [service] table)
     verify: VerifyConfig = field(default_factory=VerifyConfig)  # [verify]: program and firmware verification
@@ -256,6 +258,8 @@ def load_config(
         deck_backs=_backs(deck.get("backs", [])),
         check_on_load=_flag("deck.check_on_load", deck.get("check_on_load", True)),
         emulator_control=_control(shoe.get("emulator_control"), path),
+        key_file=_key_file(shoe.get("key_file"), path),
+        allow_unauthenticated=_flag("shoe.allow_unauthenticated", shoe.get("allow_unauthenticated", False)),
         floor_url=_floor_url(doc.get("floor", {}).get("url")),
         floor_table=_table_name("floor.table", doc.get("floor", {}).get("table", table)),
         verify=parse_verify(doc.get("verify", {}), path),
@@ -296,6 +300,16 @@ def _control(raw: object, config_path: Path | None) -> Path | None:
     if _text("shoe.emulator_control", raw, MAX_PATH) is None or not isinstance(raw, str):
         raise ConfigError("shoe.emulator_control", f"{_show(raw)} is not a socket path",
                           "use the path given to shoectl emulate --control")  # fmt: skip
+    path = Path(raw).expanduser()
+    return path if path.is_absolute() or config_path is None else config_path.parent / path
+
+
+def _key_file(raw: object, config_path: Path | None) -> Path | None:
+    """``[shoe] key_file``: the pairing key's file (docs/drivers.md, Pairing)."""
+    if raw is None:
+        return None
+    if _text("shoe.key_file", raw, MAX_PATH) is None or not isinstance(raw, str):
+        raise ConfigError("shoe.key_file", f"{_show(raw)} is not a file path", "use e.g. /var/lib/shoed/shoe.key")
     path = Path(raw).expanduser()
     return path if path.is_absolute() or config_path is None else config_path.parent / path
 

@@ -59,6 +59,8 @@ LINK_HELP: dict[str, str] = {
     "timeouts": "Requests that got no answer after every retry.",
     "link_losses": "Times the shoe link was lost.",
     "reconnects": "Times the shoe link was re-established by the driver.",
+    "refused": "Frames from the shoe refused by authentication (MAC, counter, plain on a paired link).",
+    "sessions": "Authenticated sessions started with the shoe (HELLO).",
 }
 if set(LINK_HELP) != {f.name for f in dataclasses.fields(LinkStats)}:  # pragma: no cover - a new field needs help
     raise AssertionError("LINK_HELP must describe every LinkStats field")

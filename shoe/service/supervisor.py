@@ -1,6 +1,15 @@
 """The shoe link's supervision: connecting and reconnecting, the link thread's callback, the shoe's
 status, its position against the journal's, alarms, and the shoe operations the round desk uses.
 
+The link is authenticated (SPEC §13) with the table's pairing key (``[shoe] key_file``, default
+``shoe.key`` beside the journal; ``drivers.keyfile`` refuses a file others may read). The embedded
+emulator (an ``emu://`` port) is paired out of the box: the key is made on first start and given to the
+in-process emulator, as a technician pairs a real shoe with ``shoectl pair``. No session (a shoe not
+paired, another key, a key file refused) is a blocking alarm that names the cause and the fix; a plain
+link (no key on this host, a v1.0 shoe) is driven but shown unauthenticated, with an alarm unless
+``[shoe] allow_unauthenticated`` says this is a bench. A table that holds a key never falls back to
+plain frames.
+
 Only the owner thread calls it, except ``post``, which the link's reader thread calls for every event
 and notice (it notes the read time and the link state, and queues the item for the owner). What it
 learns for other threads (link state, identity, status) it writes into the :class:`Snapshots`.
@@ -12,12 +21,15 @@ import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from drivers.client import ShoeClient
-from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeProtocolError, ShoeTimeout
+from drivers.emu_transport import EmulatorTransport
+from drivers.errors import ShoeAuthError, ShoeDiscrepancy, ShoeError, ShoeProtocolError, ShoeTimeout
+from drivers.keyfile import create_key, load_key
 from drivers.notices import LinkLost, LinkRestored, Notice, Resynced
 from drivers.stacks import Stack
 from drivers.transport import Transport, redact_port, shown_port_text
@@ -75,6 +87,35 @@ class LinkSupervisor:
         self._status_at = 0.0
         self._in_tray: int | None = None  # the last stack dispensed, until a STACK_TAKEN says it is gone
         self._taken: int | None = None
+        self._auth_alarmed: str | None = None  # the cause of the last no-session alarm (raised once per cause)
+
+    # -- the pairing key ---------------------------------------------------------------------------
+
+    @property
+    def key_path(self) -> Path:
+        return self.config.key_file or self.config.journal.parent / "shoe.key"
+
+    def _key(self) -> bytes | None:
+        """The table's pairing key; None when this host was never paired (and no emulator is embedded)."""
+        path = self.key_path
+        if self.config.shoe_port.startswith("emu:") and not path.exists():
+            create_key(path)  # the embedded emulator: paired out of the box (first start)
+            log.info("pairing key created for the embedded emulator", key_file=str(path))
+        if self.config.key_file is None and not path.exists():
+            return None
+        return load_key(path)
+
+    @staticmethod
+    def _pair_embedded(transport: Transport, key: bytes | None) -> None:
+        """An in-process emulator is the shoe on this table's bench: give it the table's key (its service menu)."""
+        reached: object = transport
+        for _ in range(8):  # through wrappers that keep the transport they wrap as ``inner`` (a sniffer, a tap)
+            if isinstance(reached, EmulatorTransport) or not hasattr(reached, "inner"):
+                break
+            reached = reached.inner
+        emulator = reached.shoe if isinstance(reached, EmulatorTransport) else None
+        if key is not None and emulator is not None and emulator.key_id is None and emulator.v11:
+            emulator.pair(key)
 
     def _live_id(self) -> str | None:
         run = self.current()
@@ -94,12 +135,17 @@ class LinkSupervisor:
     def connect(self) -> bool:
         client: ShoeClient | None = None
         try:
+            key = self._key()
             transport = self.transport_factory()
-            client = ShoeClient(transport, timeouts=self.config.timeouts, resume=self.sink.last_event)
+            self._pair_embedded(transport, key)
+            client = ShoeClient(transport, timeouts=self.config.timeouts, resume=self.sink.last_event, key=key)
             client.subscribe(self.post)
             client.connect()
             status = client.status()
         except ShoeError as exc:
+            if isinstance(exc, ShoeAuthError) and self._auth_alarmed != exc.cause:
+                self._auth_alarmed = exc.cause
+                self.raise_alarm(exc.cause, f"{scrub_text(str(exc))}; {exc.hint}", blocking=True)
             if client is not None:
                 client.close()
             self.shown.link = "down"
@@ -114,6 +160,8 @@ class LinkSupervisor:
         self.client, self.shown.link, self.boot_id = client, "up", status.boot_id
         self.transport = transport  # the deck's load action finds an in-process emulator behind it
         self.shown.identity = render.identity(client.identity) if client.identity else None
+        if self.shown.identity is not None:
+            self.shown.identity = {**self.shown.identity, "link": self._link_security(client)}
         self.shown.status, self._status_at = render.status(status), time.monotonic()
         log.info(
             "shoe connected", port=redact_port(self.config.shoe_port), serial=self.shoe_serial(), boot_id=status.boot_id
@@ -123,6 +171,20 @@ class LinkSupervisor:
         except ShoeError as exc:
             log.warning("could not read the shoe's counters; its position is not checked", error=str(exc))
         return True
+
+    def _link_security(self, client: ShoeClient) -> str:
+        """``authenticated``, or ``unauthenticated`` with an alarm unless this is an allowed bench (SPEC §13.8)."""
+        self._auth_alarmed = None
+        if client.authenticated:
+            return "authenticated"
+        if not self.config.allow_unauthenticated:
+            version = "v1.0" if client.identity is None or not client.identity.minor else "v1.1"
+            self.raise_alarm(
+                "link-unauthenticated",
+                f"the shoe link is not authenticated (a {version} shoe, and no pairing key on this host): a device "
+                "in the cable could rewrite the cards unnoticed",
+            )
+        return "unauthenticated"
 
     def poll_status(self, now: float) -> bool:
         """Refresh the shoe's status snapshot every ``STATUS_EVERY_S`` while the link is up; True if it did."""

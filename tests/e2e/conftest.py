@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from drivers.keyfile import create_key
 from tests.e2e.support import (
     FULL_DECK,
     READY_TIMEOUT_S,
@@ -56,7 +57,7 @@ class Table:
         return subprocess.run(
             [sys.executable, "-m", "shoe.cli.main", *args],
             cwd=ROOT,
-            env=child_env(),
+            env={**child_env(), "SHOE_KEY_FILE": str(self.root / "shoe.key")},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -77,10 +78,11 @@ class Table:
         assert result.ok, f"journal chain broken: {result}"
 
 
-def write_config(path: Path, http_port: int) -> None:
+def write_config(path: Path, http_port: int, key_file: Path | None = None) -> None:
     tokens = "\n".join(f'{role} = "{token}"' for role, token in TOKENS.items())
+    key = "" if key_file is None else f'key_file = "{key_file}"\n'
     path.write_text(
-        "[shoe]\ntake_timeout = 5\n"
+        f"[shoe]\ntake_timeout = 5\n{key}"
         "[shoe.timeouts]\nreconnect_initial = 0.05\nreconnect_max = 0.25\n"
         f'[http]\nhost = "127.0.0.1"\nport = {http_port}\n'
         f"[tokens]\n{tokens}\n"
@@ -111,13 +113,17 @@ def e2e(tmp_path: Path) -> Iterator[Callable[..., Table]]:
     def start(*, deck: Sequence[str] | None = None, seed: int | None = None, host: bool = False) -> Table:
         link, journal, config = tmp_path / "shoe0", tmp_path / "journal.sqlite", tmp_path / "shoed.toml"
         http_port = free_port()
-        write_config(config, http_port)
+        key_file = tmp_path / "shoe.key"  # the table and its shoe are paired: every run is on an authenticated link
+        if not key_file.exists():
+            create_key(key_file)
+        write_config(config, http_port, key_file)
         shoe: Proc
         if host:
-            shoe = EmuHost(link, deck or FULL_DECK, tmp_path / "emulator.log")
+            shoe = EmuHost(link, deck or FULL_DECK, tmp_path / "emulator.log", key_file)
             procs.append(shoe)
         else:
-            shoe = Proc("emulator", emulator_argv(link, deck=deck, seed=seed), tmp_path / "emulator.log", pipes=True)
+            argv = emulator_argv(link, deck=deck, seed=seed, key_file=key_file)
+            shoe = Proc("emulator", argv, tmp_path / "emulator.log", pipes=True)
             procs.append(shoe)
             info = json.loads(shoe.read_line(READY_TIMEOUT_S))
             assert info["port"] == str(link) and Path(info["pty"]).exists(), info

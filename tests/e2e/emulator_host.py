@@ -9,6 +9,7 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, Any
 
 
@@ -25,10 +26,15 @@ def host_main(argv: Sequence[str] | None = None, stdin: IO[str] | None = None) -
     parser = argparse.ArgumentParser(prog="python -m tests.e2e.emulator_host")
     parser.add_argument("--link", required=True)
     parser.add_argument("--deck", required=True, type=parse_deck)
+    parser.add_argument("--key-file", help="pair the emulator with this key file (SPEC §13)")
     args = parser.parse_args(argv)
     logsetup.configure("warning")  # to stderr: stdout carries the replies
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     shoe = EmulatedShoe(EmulatorConfig(deck=args.deck))
+    if args.key_file:
+        from drivers.keyfile import load_key
+
+        shoe.pair(load_key(Path(args.key_file)))
     server = serve_pty(shoe, link=args.link)
     try:
         print(json.dumps({"pty": server.path, "port": args.link, "serial": shoe.config.serial}), flush=True)

@@ -272,8 +272,12 @@ class Proc:
                         pipe.close()
 
 
-def emulator_argv(link: Path, *, deck: Sequence[str] | None = None, seed: int | None = None) -> list[str]:
+def emulator_argv(
+    link: Path, *, deck: Sequence[str] | None = None, seed: int | None = None, key_file: Path | None = None
+) -> list[str]:
     argv = [sys.executable, "-m", "shoe.cli.main", "--json", "emulate", "--pty", "--link", str(link)]
+    if key_file is not None:  # the shoe paired with the table (SPEC §13): the authenticated link
+        argv += ["--key-file", str(key_file)]
     if deck is not None:
         argv += ["--deck", "".join(deck)]
     if seed is not None:
@@ -284,8 +288,10 @@ def emulator_argv(link: Path, *, deck: Sequence[str] | None = None, seed: int | 
 class EmuHost(Proc):
     """The emulated shoe in its own process, reloadable between rounds (see ``tests.e2e.emulator_host``)."""
 
-    def __init__(self, link: Path, first_deck: Sequence[str], log: Path) -> None:
+    def __init__(self, link: Path, first_deck: Sequence[str], log: Path, key_file: Path | None = None) -> None:
         argv = [sys.executable, "-m", "tests.e2e.emulator_host", "--link", str(link), "--deck", "".join(first_deck)]
+        if key_file is not None:
+            argv += ["--key-file", str(key_file)]
         super().__init__("emulator host", argv, log, pipes=True)
         self.info = json.loads(self.read_line(READY_TIMEOUT_S))
 

@@ -109,6 +109,8 @@ def shoe_factory() -> Iterator[Factory]:
     made: list[EmulatedShoe] = []
 
     def build(clock: ManualClock | None = None, **options: Any) -> tuple[EmulatedShoe, Host]:
+        # These tests hold the v1.0 rules (exact reports); tests/emulator/test_v11.py holds v1.1's additions.
+        options.setdefault("protocol", "1.0")
         shoe = EmulatedShoe(EmulatorConfig(**options), clock=clock)
         made.append(shoe)
         return shoe, Host(shoe)

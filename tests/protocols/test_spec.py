@@ -27,3 +27,9 @@ def test_fault_nak_and_state_numbers_documented() -> None:
         assert f"{n.value} {n.name}" in SPEC, n.name
     for s in ShoeState:
         assert f"{s.value} {s.name}" in SPEC, s.name
+
+
+def test_golden_vectors_in_spec_match_the_code() -> None:
+    from protocols.examples import golden_table
+
+    assert golden_table() in SPEC, "regenerate SPEC.md §13.6 with: python -m protocols.examples"

@@ -73,6 +73,13 @@ class Table:
     def entries(self, **kwargs: Any) -> list[Entry]:
         return entries(self.journal, **kwargs)
 
+    def key(self) -> bytes | None:
+        """The pairing key the service gave its embedded emulator (SPEC §13): another client needs it too."""
+        from drivers.keyfile import load_key
+
+        path = self.journal.parent / "shoe.key"
+        return load_key(path) if path.exists() else None
+
 
 @pytest.fixture
 def table_factory(tmp_path: Path) -> Iterator[Callable[..., Table]]:

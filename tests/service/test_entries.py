@@ -198,7 +198,7 @@ def test_a_stub_count_recovered_after_a_power_cut_fits(table_factory: Callable[.
 def test_stacks_the_journal_never_saw_and_a_shoe_reboot_fit(table_factory: Callable[..., Table]) -> None:
     table = table_factory()
     table.start().stop()
-    with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST) as other:
+    with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST, key=table.key()) as other:
         other.dispense(2)  # someone else's stack: the shoe is ahead of the journal
     service = table.start()
     table.shoe.power_cycle()

@@ -9,6 +9,7 @@ acknowledges it; a shoe behind (a fresh emulator) is journaled and fine.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,10 @@ STUD = {"game": "seven-card-stud", "jurisdiction": "NJ", "table": {"ante": 25, "
 class LyingTable(Table):
     def __init__(self, tmp_path: Path, shoe: EmulatedShoe, rules: list[Rule]) -> None:
         self.rules, self.state = rules, MitmState()
-        super().__init__(tmp_path, shoe, self._transport, "emu://")
+        # What a plain (v1.0) link catches, on a bench that allows it: a port that is not the embedded emulator,
+        # so the service makes no pairing key. tests/service/test_link_auth.py holds the authenticated link.
+        super().__init__(tmp_path, shoe, self._transport, "socket://127.0.0.1:9")
+        self.config = dataclasses.replace(self.config, allow_unauthenticated=True)
 
     def _transport(self) -> ManInTheMiddle:
         return ManInTheMiddle(EmulatorTransport(self.shoe), self.rules, state=self.state)

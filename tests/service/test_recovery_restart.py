@@ -138,7 +138,7 @@ def test_restart_after_the_shoe_lost_its_log_and_cannot_report_the_stack_voids_t
 def test_restart_after_stacks_the_journal_never_recorded_voids_the_round(table_factory: Callable[..., Table]) -> None:
     table = table_factory()
     cut_power_during(_start_round(table, "no-more-bets"), "deal", card_of_stack(2))
-    with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST) as other:
+    with ShoeClient.open_transport(EmulatorTransport(table.shoe), timeouts=FAST, key=table.key()) as other:
         other.dispense(2)  # someone else's stack: the shoe is now two ahead of the journal
     second = table.start()
     assert state_of(second) == "misdeal"
