@@ -14,7 +14,7 @@ import pytest
 from shoe.floor.client import FloorClient
 from shoe.journal import Journal
 from shoe.journal.chain import entry_hash
-from tests.floor.support import all_entries, journal_with
+from tests.floor.support import all_entries, journal_with, table_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,9 +32,10 @@ def as_json(*args: str) -> tuple[int, Any]:
 @pytest.fixture
 def shipped(floor_url: str, tmp_path: Path) -> Path:
     """A 12-entry journal of table T1, every entry on the floor."""
+    url = table_url(floor_url, "T1", tmp_path / "j.sqlite")
     journal = journal_with(tmp_path / "j.sqlite", 12)
     entries = all_entries(journal)
-    assert FloorClient(floor_url).ship("T1", entries[0].hash, entries).status == "ok"
+    assert FloorClient(url).ship("T1", entries[0].hash, entries).status == "ok"
     journal.close()
     return journal.path
 
