@@ -57,8 +57,9 @@ def role_url(admin_url: str, role: str, password: str) -> str:
     """``admin_url`` with ``role``'s user and password instead of the admin's (hosts, database, options kept)."""
     m = _URL.match(admin_url)
     if m:
-        rest = re.sub(r"([?&])(user|password)=[^&]*&?", r"\1", m.group(2)).rstrip("?&")
-        return f"{m.group(1)}{role}:{password}@{rest}"
+        where, _, options = m.group(2).partition("?")
+        kept = [o for o in options.split("&") if o and o.split("=", 1)[0].lower() not in ("user", "password")]
+        return f"{m.group(1)}{role}:{password}@{where}" + (f"?{'&'.join(kept)}" if kept else "")
     from psycopg.conninfo import make_conninfo
 
     return str(make_conninfo(admin_url, user=role, password=password))
