@@ -128,6 +128,10 @@ def compare(journal: Journal, url: str, table: str | None = None) -> dict[str, A
                         "the floor's copy (changed on the table after shipping)")  # fmt: skip
     if not local_chain.ok:
         findings.append(f"local chain: {local_chain.problem}")
+    macs = journal.verify_macs()  # run where the table key is readable (the service's user): else None
+    if macs is not None and not macs.ok:
+        findings.append(f"mac: {macs.problem}")
+    result["macs_checked"] = None if macs is None else macs.checked
     result["not_yet_shipped"] = max(0, local_last - head) if not tail else 0
     return {**result, "ok": not findings, "findings": findings}
 

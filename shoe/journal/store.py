@@ -10,6 +10,7 @@ MACs each entry at append, in its row, so the floor catches whoever recomputes t
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import os
 import sqlite3
@@ -403,6 +404,25 @@ class Journal:
 
     def verify(self) -> VerifyResult:
         return verify_records(self._raw_records())
+
+    def verify_macs(self) -> VerifyResult | None:
+        """Every entry's MAC under this journal's key, from its first MAC'd entry on (before it: a journal
+        older than its key). None without the key: only the key's holders (the service, the floor) can check.
+
+        An entry after the first MAC'd one with no MAC, or a MAC that does not verify, is the first bad one.
+        """
+        if self._key is None:
+            return None
+        checked, started = 0, False
+        for entry in self.entries():
+            started = started or entry.mac is not None
+            if not started:
+                continue
+            if entry.mac is None or not hmac.compare_digest(entry.mac, entry_mac(self._key, entry.hash)):
+                what = "carries no MAC" if entry.mac is None else "has a MAC that does not verify under the table key"
+                return VerifyResult(False, checked, entry.seq, f"entry {entry.seq} {what} (edited without the key?)")
+            checked += 1
+        return VerifyResult(True, checked, None, None)
 
     def close(self) -> None:
         with self._lock:
