@@ -112,6 +112,13 @@ def migrate(url: str) -> tuple[int, int]:
     import psycopg
 
     with connect(url, autocommit=True) as conn:
+        may = conn.execute(
+            "SELECT coalesce((SELECT pg_has_role(nspowner, 'USAGE') FROM pg_namespace WHERE nspname = 'floor'),"
+            " has_database_privilege(current_database(), 'CREATE'))"
+        ).fetchone()[0]
+        if not may:
+            raise FloorError(f"`shoectl floor migrate` needs the database's owner; the role in {redact_url(url)} "
+                             "does not own the floor schema: connect as its owner", "permission")  # fmt: skip
         try:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
