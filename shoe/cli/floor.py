@@ -36,9 +36,11 @@ exit codes: 0 ok   2 usage (or a role that may not)   3 floor database unreachab
 
 _HINTS = {
     "unreachable": ("check the URL, that the server runs and that this machine may reach it", Exit.UNAVAILABLE),
-    "not-migrated": ("run `shoectl floor migrate --url postgresql://OWNER@HOST/DB` as the database's owner",
-                     Exit.UNAVAILABLE),
-    "permission": ("connect with the role named above (docs/floor.md, \"Roles\")", Exit.USAGE),
+    "not-migrated": (
+        "run `shoectl floor migrate --url postgresql://OWNER@HOST/DB` as the database's owner",
+        Exit.UNAVAILABLE,
+    ),
+    "permission": ('connect with the role named above (docs/floor.md, "Roles")', Exit.USAGE),
     "usage": ("see `shoectl floor --help`", Exit.USAGE),
     "refused": ("see floor.alarms (`shoectl floor status`)", Exit.JOURNAL_BAD),
     "failed": ("check the server's log; docs/floor.md", Exit.UNAVAILABLE),
@@ -200,8 +202,11 @@ def verify_against(args: argparse.Namespace, journal: Any) -> int:
             lag = f"; {d['not_yet_shipped']} entries not yet shipped" if d["not_yet_shipped"] else ""
             return (f"journal matches the floor: table {d['table']}, {d['floor_head_seq']} entries on the floor, "
                     f"local last {d['local_last_seq']}{lag}")  # fmt: skip
-        return "journal DIFFERS from the floor:\n" + "\n".join(f"  - {f}" for f in d["findings"]) + (
-            "\n-> keep the file as evidence (copy it; do not repair it) and report it to surveillance")
+        return (
+            "journal DIFFERS from the floor:\n"
+            + "\n".join(f"  - {f}" for f in d["findings"])
+            + ("\n-> keep the file as evidence (copy it; do not repair it) and report it to surveillance")
+        )
 
     emit(result, as_json=args.json, human=human)
     return 0 if result["ok"] else int(Exit.JOURNAL_BAD)
@@ -231,8 +236,11 @@ def add_parsers(sub: Any) -> None:
                        "PATH.key (default: the default journal, $SHOED_JOURNAL)")  # fmt: skip
     where.add_argument("--key-file", metavar="PATH", help="write the key here instead (copy it, mode 0600, to the "
                        "journal's PATH.key on the table PC)")  # fmt: skip
-    e.add_argument("--legacy", action="store_true",
-                   help="accept entries without a MAC until the journal's first one (a journal older than the key)")
+    e.add_argument(
+        "--legacy",
+        action="store_true",
+        help="accept entries without a MAC until the journal's first one (a journal older than the key)",
+    )
     v = action("revoke", cmd_revoke, "retire a table's credential (its role is dropped, its sessions ended)")
     v.add_argument("table", metavar="TABLE")
     action("status", cmd_status, "every table: last entry, link, live round, alarms")

@@ -116,4 +116,3 @@ class FloorClient:
         if conn is not None:
             with contextlib.suppress(Exception):  # closing a broken connection may fail any way; it is gone anyway
                 conn.close()
-

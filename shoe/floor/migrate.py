@@ -67,8 +67,8 @@ def connect(url: str, *, autocommit: bool = True, connect_timeout: float = 5.0, 
             raise FloorError(f"cannot connect to the floor database {where}: {line}: create it first "
                              "(`createdb -O OWNER floor`, docs/floor.md)", "usage") from exc  # fmt: skip
         if "authentication failed" in line or ("role" in line and "does not exist" in line):
-            raise FloorError(f"cannot connect to the floor database {where}: {line}: check the user and password "
-                             "(a table's URL is the one `shoectl floor enrol` printed)", "permission") from exc  # fmt: skip
+            hint = "check the user and password (a table's URL is the one `shoectl floor enrol` printed)"
+            raise FloorError(f"cannot connect to the floor database {where}: {line}: {hint}", "permission") from exc
         raise FloorError(f"cannot connect to the floor database {where}: {line}", "unreachable") from exc
 
 
@@ -147,5 +147,6 @@ def migrate(url: str) -> tuple[int, int]:
             kind = "permission" if str(getattr(exc, "sqlstate", "")) == "42501" else "failed"
             raise FloorError(
                 f"migrating the floor database {redact_url(url)} failed: {first_line(exc)}; `shoectl floor migrate` "
-                "needs the database's owner (creating the floor_* roles needs CREATEROLE)", kind
+                "needs the database's owner (creating the floor_* roles needs CREATEROLE)",
+                kind,
             ) from exc

@@ -29,8 +29,11 @@ COMMANDS: dict[str, tuple[list[str], set[str], str]] = {
     "rounds": (["floor", "rounds"], {"owner", "auditor", "pit"}, "the floor_pit or floor_auditor role"),
     "reconstruct": (["floor", "reconstruct", "R-1"], {"owner", "auditor"}, "the floor_auditor role"),
     "verify": (["floor", "verify"], {"owner", "auditor"}, "the floor_auditor role"),
-    "journal verify --against": (["journal", "verify", "--journal", "{journal}", "--against"], {"owner", "auditor"},
-                                 "the floor_auditor role"),  # fmt: skip
+    "journal verify --against": (
+        ["journal", "verify", "--journal", "{journal}", "--against"],
+        {"owner", "auditor"},
+        "the floor_auditor role",
+    ),
 }
 
 
@@ -88,9 +91,7 @@ def test_every_command_with_every_role(floor: dict[str, object], name: str, role
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_command_on_a_floor_never_migrated_says_run_migrate(
-    pg_server: str, name: str, tmp_path: Path
-) -> None:
+def test_every_command_on_a_floor_never_migrated_says_run_migrate(pg_server: str, name: str, tmp_path: Path) -> None:
     database = f"empty_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{database}"')

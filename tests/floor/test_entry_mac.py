@@ -124,7 +124,7 @@ def test_a_keyed_journal_whose_key_is_gone_writes_nothing(tmp_path: Path) -> Non
     write_key(key_path(path), new_key())
     journal_with(path, 3).close()
     key_path(path).unlink()
-    with Journal.open(path) as journal, pytest.raises(JournalError, match="key .* is missing"):
+    with Journal.open(path) as journal, pytest.raises(JournalError, match=r"key .* is missing"):
         journal.append("card", {"n": 1})
     with Journal.open(path) as journal:
         assert journal.head_seq() == 3

@@ -113,7 +113,9 @@ def test_an_answer_lost_after_the_commit_is_resent_and_stored_once(
     s.stop()
 
 
-def test_an_entry_edited_locally_after_shipping_is_refused_on_both_sides(floor_url: str, t1: str, tmp_path: Path) -> None:
+def test_an_entry_edited_locally_after_shipping_is_refused_on_both_sides(
+    floor_url: str, t1: str, tmp_path: Path
+) -> None:
     journal = journal_with(tmp_path / "a.sqlite", 5)
     forked = copy_journal(journal, tmp_path / "b.sqlite")
     journal_with(journal.path, 3, start=5)
@@ -131,7 +133,9 @@ def test_an_entry_edited_locally_after_shipping_is_refused_on_both_sides(floor_u
     assert [a for a, _ in alarms(floor_url)] == ["diverged"]
 
 
-def test_a_rewritten_tail_that_was_never_acknowledged_is_a_fork_at_the_floor(floor_url: str, t1: str, tmp_path: Path) -> None:
+def test_a_rewritten_tail_that_was_never_acknowledged_is_a_fork_at_the_floor(
+    floor_url: str, t1: str, tmp_path: Path
+) -> None:
     journal = journal_with(tmp_path / "a.sqlite", 5)
     forked = copy_journal(journal, tmp_path / "b.sqlite")
     assert shipper(journal.path, t1).step()  # 1-5 acknowledged
