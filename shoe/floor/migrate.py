@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from shoe.floor.errors import FloorError, first_line, from_database, redact_url
+from shoe.floor.errors import FloorError, Kind, first_line, from_database, redact_url
 
 __all__ = ["LATEST", "Migration", "applied_version", "check_url", "connect", "migrate", "migrations", "require_latest"]
 
@@ -144,7 +144,7 @@ def migrate(url: str) -> tuple[int, int]:
                     )
             return before, applied_version(conn)
         except psycopg.Error as exc:
-            kind = "permission" if str(getattr(exc, "sqlstate", "")) == "42501" else "failed"
+            kind: Kind = "permission" if str(getattr(exc, "sqlstate", "")) == "42501" else "failed"
             raise FloorError(
                 f"migrating the floor database {redact_url(url)} failed: {first_line(exc)}; `shoectl floor migrate` "
                 "needs the database's owner (creating the floor_* roles needs CREATEROLE)",
