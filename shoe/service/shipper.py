@@ -8,6 +8,8 @@ exactly once in the database: a batch re-sent after a lost answer is a no-op the
 down, slow or gone is retried with a doubling backoff (to ``max_backoff_s``); the table goes on dealing,
 and the backlog drains on reconnect. The cursor the database acknowledged is kept beside the journal
 (``journal.sqlite.floor``), so a floor that comes back behind it (an acknowledged entry lost) is noticed.
+The URL is the table's own credential (``shoectl floor enrol``): the floor binds every call to it, and
+checks each entry's MAC (written by the journal at append) under the table's key.
 
 Refusals are alarms, never retried blindly: a fork (the journal rewritten or an entry edited after it
 was shipped), a bad hash, a replaced journal. They show in ``/v1/status`` (``floor.alarm``), the metrics
