@@ -40,6 +40,10 @@ ALTER TABLE floor.alarms DROP CONSTRAINT alarms_alarm_check;
 ALTER TABLE floor.alarms ADD CONSTRAINT alarms_alarm_check CHECK (alarm IN ('fork', 'journal-replaced', 'bad-hash',
     'diverged', 'bad-mac', 'wrong-table', 'no-credential'));
 
+-- Every function below names pg_temp last in its search_path: a session's temporary table can never
+-- stand in for one of the floor's inside a SECURITY DEFINER function (PostgreSQL docs, "Writing
+-- SECURITY DEFINER Functions Safely"); every reference is schema-qualified as well.
+
 -- HMAC-SHA256 (RFC 2104) from the stored pads: sha256(key^opad || sha256(key^ipad || message)).
 CREATE FUNCTION floor._pad(key bytea, pad int) RETURNS bytea LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -62,7 +66,7 @@ $$;
 
 -- Enrolment, by the owner (shoectl floor enrol creates the login role, then calls this).
 CREATE FUNCTION floor.enrol_credential(p_role text, p_table text, p_key bytea, p_key_id text, p_legacy boolean)
-RETURNS void LANGUAGE sql SET search_path = floor, pg_catalog AS $$
+RETURNS void LANGUAGE sql SET search_path = floor, pg_catalog, pg_temp AS $$
     INSERT INTO floor.tables (table_name) VALUES (p_table) ON CONFLICT DO NOTHING;
     INSERT INTO floor.credentials (role_name, table_name, key_id, key_inner, key_outer, legacy_allowed)
     VALUES (p_role, p_table, p_key_id, floor._pad(p_key, 54), floor._pad(p_key, 92), p_legacy);
@@ -70,14 +74,14 @@ $$;
 
 -- The session's credential (all NULL when it holds none).
 CREATE FUNCTION floor._credential() RETURNS floor.credentials
-LANGUAGE sql STABLE SET search_path = floor, pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = floor, pg_catalog, pg_temp AS $$
     SELECT * FROM floor.credentials WHERE role_name = session_user AND revoked_at IS NULL
 $$;
 
 -- The refusal of a call that claims another table than the session's credential's (c), NULL when the
 -- call may go on. The alarm is kept, once per credential and claim.
 CREATE FUNCTION floor._claim(c floor.credentials, p_table text, p_what text) RETURNS text
-LANGUAGE plpgsql SET search_path = floor, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = floor, pg_catalog, pg_temp AS $$
 DECLARE
     kind text;
     refusal text;
@@ -113,7 +117,7 @@ CREATE FUNCTION floor.ship(
     p_table text, p_journal text, p_seq bigint[], p_ts text[], p_kind text[], p_round text[],
     p_data text[], p_prev text[], p_hash text[], p_mac text[]
 ) RETURNS TABLE (status text, head_seq bigint, head_hash text, detail text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = floor, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = floor, pg_catalog, pg_temp AS $$
 DECLARE
     c floor.credentials;
     refusal text;
@@ -210,7 +214,7 @@ END $$;
 -- A refusal keeps what was stored before it: the head, and whether MACs were seen.
 CREATE OR REPLACE FUNCTION floor._refuse(j floor.journals, p_seq bigint, p_alarm text, p_detail text)
 RETURNS TABLE (status text, head_seq bigint, head_hash text, detail text)
-LANGUAGE plpgsql SET search_path = floor, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = floor, pg_catalog, pg_temp AS $$
 BEGIN
     UPDATE floor.journals SET head_seq = j.head_seq, head_hash = j.head_hash, head_ts = j.head_ts, state = 'forked',
         macs_seen = j.macs_seen, last_received = clock_timestamp()
@@ -223,7 +227,7 @@ END $$;
 -- The table's side of an alarm (its local journal no longer holds what the floor stored), for its own
 -- table only: 'ok' when kept, else the refusal.
 CREATE FUNCTION floor.report_divergence(p_table text, p_journal text, p_seq bigint, p_detail text)
-RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path = floor, pg_catalog AS $$
+RETURNS text LANGUAGE plpgsql SECURITY DEFINER SET search_path = floor, pg_catalog, pg_temp AS $$
 DECLARE
     c floor.credentials;
     refusal text;
@@ -244,7 +248,7 @@ END $$;
 -- table's head is never returned: state 'refused', the genesis hash, and the refusal in detail.
 CREATE FUNCTION floor.head(p_table text, p_journal text)
 RETURNS TABLE (head_seq bigint, head_hash text, state text, table_journal text, detail text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = floor, pg_catalog AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = floor, pg_catalog, pg_temp AS $$
 DECLARE
     c floor.credentials;
     refusal text;
