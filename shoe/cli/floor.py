@@ -119,6 +119,8 @@ def _status_text(d: dict[str, Any]) -> str:
     for t in d["tables"]:
         ago = "-" if t["since_last_received_s"] is None else f"{t['since_last_received_s']:.1f}"
         alarm = f"{t['alarms']}: {t['last_alarm']}" if t["alarms"] else "0"
+        if t.get("claimed_by_others"):
+            alarm += f" (claimed by another credential {t['claimed_by_others']} times: see floor.alarms)"
         lines.append(f"{t['table']:<16} {t['last_seq'] or 0:>7} {t['last_ts'] or '-':<28} {ago:>8} "
                      f"{t['link'] or '-':<10} {t['live_round'] or '-':<22} {alarm}")  # fmt: skip
     return "\n".join(lines)

@@ -157,7 +157,9 @@ def verify_floor(url: str) -> list[dict[str, Any]]:
 
 
 def floor_status(url: str) -> list[dict[str, Any]]:
-    """Every table: its last entry, when it arrived, its link, its live round, its alarms."""
+    """Every table: its last entry, when it arrived, its link, its live round, its alarms, and how many
+    alarms other credentials raised by claiming to be it (``claimed_by_others``: it is their alarm, not
+    this table's, but surveillance wants to see who was targeted)."""
     with session(url, "`shoectl floor status`", AUDITOR) as conn:
         rows = conn.execute("""
             SELECT t.table_name, j.journal_id, j.head_seq, j.head_ts, j.state,
@@ -167,11 +169,13 @@ def floor_status(url: str) -> list[dict[str, Any]]:
                    (SELECT r.round_id FROM floor.rounds r WHERE r.table_name = t.table_name AND r.live
                      ORDER BY r.first_seq DESC LIMIT 1),
                    (SELECT count(*) FROM floor.alarms a WHERE a.table_name = t.table_name),
-                   (SELECT a.detail FROM floor.alarms a WHERE a.table_name = t.table_name ORDER BY a.id DESC LIMIT 1)
+                   (SELECT a.detail FROM floor.alarms a WHERE a.table_name = t.table_name ORDER BY a.id DESC LIMIT 1),
+                   (SELECT count(*) FROM floor.alarms a WHERE a.claimed_table = t.table_name
+                     AND a.table_name IS DISTINCT FROM t.table_name)
               FROM floor.tables t LEFT JOIN floor.journals j ON j.table_name = t.table_name
                    AND j.journal_id = t.journal_id ORDER BY t.table_name""").fetchall()
     keys = ("table", "journal_id", "last_seq", "last_ts", "state", "since_last_received_s", "link", "live_round",
-            "alarms", "last_alarm")  # fmt: skip
+            "alarms", "last_alarm", "claimed_by_others")  # fmt: skip
     out = []
     for row in rows:
         table = dict(zip(keys, row, strict=True))

@@ -60,6 +60,11 @@ def assert_b_untouched_and_a_named(floor_url: str, two: dict[str, Any], before: 
     assert all(a["credential"] == role_of(two["a_url"]) and a["table"] == "T-A" and a["claimed"] == "T-B"
                for a in found), found  # fmt: skip
     assert not [a for a in found if a["table"] == "T-B"]  # the victim is not blamed
+    from shoe.floor.audit import floor_status
+
+    rows = {t["table"]: t for t in floor_status(floor_url)}
+    assert rows["T-B"]["alarms"] == 0 and rows["T-B"]["claimed_by_others"] == len(found)
+    assert rows["T-A"]["alarms"] == len(found)
     b = all_entries(two["b"])  # ... and T-B's own shipper goes on shipping, no fork, no alarm of its own
     journal_with(two["b"].path, 2, start=4, round_id="R-B")
     after = all_entries(two["b"])
