@@ -4,7 +4,9 @@ A worker process (``bench/floor --worker SPEC``) runs a slice of the tables: for
 (``shoe.journal.Journal``, ``synchronous=FULL``, one commit per entry in the steady phase) and a real
 ``Shipper`` thread on its own PostgreSQL connection. The rounds' entries are the rules engine's (made by
 the coordinator with ``tests.math.soak_journal``: the service's ``MississippiRun`` dealing seeded decks),
-given new round ids per table. It prints one JSON document: counts, and each entry's lag from its
+given new round ids per table. Each table has its own credential and key (enrolled by the coordinator:
+``shoectl floor enrol``'s code, the key beside the journal), so every entry carries its MAC and the
+floor checks it, as on a casino floor. It prints one JSON document: counts, and each entry's lag from its
 append to the floor's acknowledgement.
 """
 
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from shoe.journal import GENESIS, Journal
-from shoe.journal.chain import canonical, entry_hash
+from shoe.journal.chain import canonical, entry_hash, entry_mac
+from shoe.journal.mac import key_path, load_key
 from shoe.service.shipper import Shipper
 
 
@@ -44,8 +47,11 @@ def _ts_epoch(ts: str) -> float:
 def prefill(path: Path, rounds: list[list[list[Any]]], count: int, table: str, rng: random.Random) -> int:
     """A journal of ``count`` rounds written in bulk (one transaction): the backlog of the flat-out phase."""
     Journal.open(path).close()
+    key = load_key(key_path(path))
     conn = sqlite3.connect(str(path), isolation_level=None)
     conn.execute("PRAGMA synchronous=OFF")
+    if key is not None:
+        conn.execute("ALTER TABLE entries ADD COLUMN mac TEXT")
     seq, prev, at = 0, GENESIS, datetime.now(UTC) - timedelta(hours=1)
     conn.execute("BEGIN")
     for n in range(count):
@@ -55,10 +61,11 @@ def prefill(path: Path, rounds: list[list[list[Any]]], count: int, table: str, r
             at += timedelta(milliseconds=1)
             ts = at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
             digest = entry_hash(prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=data)
-            conn.execute(
-                "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (seq, ts, kind, round_id, canonical(data), prev, digest),
-            )
+            row = (seq, ts, kind, round_id, canonical(data), prev, digest)
+            if key is None:
+                conn.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+            else:
+                conn.execute("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*row, entry_mac(key, digest)))
             prev = digest
     conn.execute("COMMIT")
     conn.close()
@@ -69,7 +76,7 @@ def _shippers(spec: dict[str, Any], folder: Path, names: list[str]) -> list[Time
     return [
         TimedShipper(
             folder / f"{name}.sqlite",
-            spec["url"],
+            spec["urls"][name],
             name,
             batch=spec["batch"],
             poll_s=spec["poll_s"],

@@ -6,18 +6,39 @@ intact means.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
 
-from shoe.floor.errors import FloorError, redact_url
-from shoe.floor.migrate import connect
+from shoe.floor.errors import FloorError, from_database, redact_url
+from shoe.floor.migrate import connect, require_latest
 from shoe.journal.chain import COLUMNS, Entry, verify_records
 from shoe.journal.store import Journal
 
 __all__ = ["central_entries", "compare", "floor_status", "round_entries", "rounds", "verify_floor"]
 
 _PAGE = 2000
+AUDITOR = "the floor_auditor role (or the database's owner)"
+PIT_OR_AUDITOR = "the floor_pit or floor_auditor role"
+LINK_STATE = {"lost": "down", "restored": "up", "resynced": "up", "rebooted": "up"}
+"""The ``link`` column of ``floor status``: the state the table's last link entry leaves the link in.
+``resynced`` is journaled at every connection, the first one included (the service's state read back
+from the shoe), so an idle table's last link entry is that one: it means "up", not a recovery."""
+
+
+@contextlib.contextmanager
+def session(url: str, doing: str, needs: str) -> Iterator[Any]:
+    """A connection to the floor at ``url`` for ``doing``; every database error a FloorError with a next step
+    (not migrated: run migrate; permission denied: the role ``needs``)."""
+    import psycopg
+
+    with connect(url) as conn:
+        require_latest(conn, url)
+        try:
+            yield conn
+        except psycopg.Error as exc:
+            raise from_database(exc, url, doing, needs=needs) from exc
 
 
 def _pages(conn: Any, table: str, journal_id: str, columns: str) -> Iterator[tuple[Any, ...]]:
@@ -63,7 +84,7 @@ def compare(journal: Journal, url: str, table: str | None = None) -> dict[str, A
     result: dict[str, Any] = {"journal": str(journal.path), "floor": redact_url(url), "table": table,
                               "journal_id": first.hash if first else None, "local_last_seq": last.seq if last else 0,
                               "floor_head_seq": None, "not_yet_shipped": 0}  # fmt: skip
-    with connect(url) as conn:
+    with session(url, "`shoectl journal verify --against`", AUDITOR) as conn:
         if first is None:
             findings.append("the local journal is empty")
             return {**result, "ok": False, "findings": findings}
@@ -107,6 +128,10 @@ def compare(journal: Journal, url: str, table: str | None = None) -> dict[str, A
                         "the floor's copy (changed on the table after shipping)")  # fmt: skip
     if not local_chain.ok:
         findings.append(f"local chain: {local_chain.problem}")
+    macs = journal.verify_macs()  # run where the table key is readable (the service's user): else None
+    if macs is not None and not macs.ok:
+        findings.append(f"mac: {macs.problem}")
+    result["macs_checked"] = None if macs is None else macs.checked
     result["not_yet_shipped"] = max(0, local_last - head) if not tail else 0
     return {**result, "ok": not findings, "findings": findings}
 
@@ -114,7 +139,7 @@ def compare(journal: Journal, url: str, table: str | None = None) -> dict[str, A
 def verify_floor(url: str) -> list[dict[str, Any]]:
     """Every journal on the floor, end to end with the table's chain code, and its stored head."""
     out = []
-    with connect(url) as conn:
+    with session(url, "`shoectl floor verify`", AUDITOR) as conn:
         journals = conn.execute("SELECT table_name, journal_id, head_seq, head_hash, state FROM floor.journals"
                                 " ORDER BY table_name, first_seen").fetchall()  # fmt: skip
         for table, jid, head_seq, head_hash, state in journals:
@@ -132,8 +157,10 @@ def verify_floor(url: str) -> list[dict[str, Any]]:
 
 
 def floor_status(url: str) -> list[dict[str, Any]]:
-    """Every table: its last entry, when it arrived, its link, its live round, its alarms."""
-    with connect(url) as conn:
+    """Every table: its last entry, when it arrived, its link, its live round, its alarms, and how many
+    alarms other credentials raised by claiming to be it (``claimed_by_others``: it is their alarm, not
+    this table's, but surveillance wants to see who was targeted)."""
+    with session(url, "`shoectl floor status`", AUDITOR) as conn:
         rows = conn.execute("""
             SELECT t.table_name, j.journal_id, j.head_seq, j.head_ts, j.state,
                    round(extract(epoch FROM now() - j.last_received)::numeric, 1),
@@ -142,13 +169,22 @@ def floor_status(url: str) -> list[dict[str, Any]]:
                    (SELECT r.round_id FROM floor.rounds r WHERE r.table_name = t.table_name AND r.live
                      ORDER BY r.first_seq DESC LIMIT 1),
                    (SELECT count(*) FROM floor.alarms a WHERE a.table_name = t.table_name),
-                   (SELECT a.detail FROM floor.alarms a WHERE a.table_name = t.table_name ORDER BY a.id DESC LIMIT 1)
+                   (SELECT a.detail FROM floor.alarms a WHERE a.table_name = t.table_name ORDER BY a.id DESC LIMIT 1),
+                   (SELECT count(*) FROM floor.alarms a WHERE a.claimed_table = t.table_name
+                     AND a.table_name IS DISTINCT FROM t.table_name)
               FROM floor.tables t LEFT JOIN floor.journals j ON j.table_name = t.table_name
                    AND j.journal_id = t.journal_id ORDER BY t.table_name""").fetchall()
     keys = ("table", "journal_id", "last_seq", "last_ts", "state", "since_last_received_s", "link", "live_round",
-            "alarms", "last_alarm")  # fmt: skip
-    return [dict(zip(keys, (float(v) if k == "since_last_received_s" and v is not None else v
-                            for k, v in zip(keys, row, strict=True)), strict=True)) for row in rows]  # fmt: skip
+            "alarms", "last_alarm", "claimed_by_others")  # fmt: skip
+    out = []
+    for row in rows:
+        table = dict(zip(keys, row, strict=True))
+        if table["since_last_received_s"] is not None:
+            table["since_last_received_s"] = float(table["since_last_received_s"])
+        table["link_event"] = table["link"]
+        table["link"] = LINK_STATE.get(table["link"], table["link"]) if table["link"] else None
+        out.append(table)
+    return out
 
 
 def rounds(url: str, table: str | None, start: str | None, end: str | None) -> list[dict[str, Any]]:
@@ -158,9 +194,9 @@ def rounds(url: str, table: str | None, start: str | None, end: str | None) -> l
         if value is not None:
             where.append(clause)
             params.append(value)
-    with connect(url) as conn:
+    with session(url, "`shoectl floor rounds`", PIT_OR_AUDITOR) as conn:
         cur = conn.execute("SELECT table_name, round_id, game, jurisdiction, opened, entries, closed, first_seq,"
-                           f" last_seq FROM floor.rounds WHERE {' AND '.join(where)} ORDER BY opened, table_name",
+                           f" last_seq FROM floor.pit_rounds WHERE {' AND '.join(where)} ORDER BY opened, table_name",
                            params)  # fmt: skip
         names = [d.name for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
@@ -168,7 +204,7 @@ def rounds(url: str, table: str | None, start: str | None, end: str | None) -> l
 
 def round_entries(url: str, round_id: str, table: str | None) -> tuple[str, list[Entry], dict[str, Any]]:
     """One round's entries from the floor, and the chain check from the entry before it to its last."""
-    with connect(url) as conn:
+    with session(url, "`shoectl floor reconstruct`", AUDITOR) as conn:
         found = conn.execute(
             "SELECT table_name, journal_id, first_seq, last_seq FROM floor.rounds WHERE round_id = %s"
             " AND (%s::text IS NULL OR table_name = %s)",

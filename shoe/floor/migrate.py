@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from shoe.floor.errors import FloorError, redact_url
+from shoe.floor.errors import FloorError, Kind, first_line, from_database, redact_url
 
-__all__ = ["LATEST", "Migration", "applied_version", "connect", "migrate", "migrations"]
+__all__ = ["LATEST", "Migration", "applied_version", "check_url", "connect", "migrate", "migrations", "require_latest"]
 
 _NAME = re.compile(r"(\d{3})_([a-z0-9_]+)\.sql")
 _LOCK_KEY = 0x5F100  # pg_advisory_xact_lock key of the floor's migrations
@@ -38,25 +38,68 @@ def migrations() -> list[Migration]:
 LATEST = max(m.version for m in migrations())
 
 
+_URL = re.compile(r"postgres(ql)?://", re.IGNORECASE)
+_CONNINFO = re.compile(r"^\s*[A-Za-z_]+\s*=")
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is a libpq connection string (``postgresql://...`` or ``key=value ...``), else a usage
+    FloorError: ``http://x`` is a mistake to name, not an outage to retry."""
+    if _URL.match(url) or _CONNINFO.match(url):
+        return url
+    scheme = url.split("://", 1)[0] + "://" if "://" in url else repr(url)
+    raise FloorError(f"{scheme} is not a PostgreSQL URL: the floor database is given as "
+                     "postgresql://USER@HOST[:PORT]/DB (or libpq key=value pairs)", "usage")  # fmt: skip
+
+
 def connect(url: str, *, autocommit: bool = True, connect_timeout: float = 5.0, **kwargs: Any) -> Any:
-    """A psycopg connection to ``url`` (imported here, never at import time); FloorError if unreachable."""
+    """A psycopg connection to ``url`` (imported here, never at import time); FloorError if it cannot be made."""
+    import psycopg
+
+    check_url(url)
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=max(1, round(connect_timeout)), **kwargs)
+    except psycopg.ProgrammingError as exc:  # a malformed connection string
+        raise FloorError(f"the floor database URL {redact_url(url)} is malformed: {first_line(exc)}", "usage") from exc
+    except psycopg.Error as exc:
+        where, line = redact_url(url), first_line(exc)
+        if "database" in line and "does not exist" in line:
+            raise FloorError(f"cannot connect to the floor database {where}: {line}: create it first "
+                             "(`createdb -O OWNER floor`, docs/floor.md)", "usage") from exc  # fmt: skip
+        if "authentication failed" in line or ("role" in line and "does not exist" in line):
+            hint = "check the user and password (a table's URL is the one `shoectl floor enrol` printed)"
+            raise FloorError(f"cannot connect to the floor database {where}: {line}: {hint}", "permission") from exc
+        raise FloorError(f"cannot connect to the floor database {where}: {line}", "unreachable") from exc
+
+
+def require_latest(conn: Any, url: str) -> None:
+    """A not-migrated FloorError unless the database's floor schema is this software's."""
     import psycopg
 
     try:
-        return psycopg.connect(url, autocommit=autocommit, connect_timeout=max(1, round(connect_timeout)), **kwargs)
+        version = applied_version(conn)
     except psycopg.Error as exc:
-        raise FloorError(f"cannot connect to the floor database {redact_url(url)}: {_first_line(exc)}") from exc
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise from_database(exc, url, "reading the schema version") from exc
+    if version < LATEST:
+        state = "was never migrated" if version == 0 else f"has schema version {version}, this software {LATEST}"
+        raise FloorError(f"the floor database {redact_url(url)} {state}: run `shoectl floor migrate --url "
+                         "postgresql://OWNER@HOST/DB` as its owner", "not-migrated")  # fmt: skip
 
 
 def applied_version(conn: Any) -> int:
-    """The schema version of the database ``conn`` is connected to (0: never migrated)."""
-    row = conn.execute("SELECT to_regclass('floor.schema_version') IS NOT NULL").fetchone()
+    """The schema version of the database ``conn`` is connected to (0: never migrated).
+
+    Any role may ask (the catalog, not the schema): a role that may not read ``floor.schema_version``
+    (a table's shipper) is told :data:`LATEST` when the table exists; its calls then say what it may do.
+    """
+    row = conn.execute(
+        "SELECT bool_or(true), bool_or(has_table_privilege(c.oid, 'SELECT')) FROM pg_class c"
+        " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'floor' AND c.relname = 'schema_version'"
+    ).fetchone()
     if not row[0]:
         return 0
+    if not row[1]:
+        return LATEST
     got = conn.execute("SELECT coalesce(max(version), 0) FROM floor.schema_version").fetchone()
     return int(got[0])
 
@@ -69,6 +112,13 @@ def migrate(url: str) -> tuple[int, int]:
     import psycopg
 
     with connect(url, autocommit=True) as conn:
+        may = conn.execute(
+            "SELECT coalesce((SELECT pg_has_role(nspowner, 'USAGE') FROM pg_namespace WHERE nspname = 'floor'),"
+            " has_database_privilege(current_database(), 'CREATE'))"
+        ).fetchone()[0]
+        if not may:
+            raise FloorError(f"`shoectl floor migrate` needs the database's owner; the role in {redact_url(url)} "
+                             "does not own the floor schema: connect as its owner", "permission")  # fmt: skip
         try:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
@@ -94,7 +144,9 @@ def migrate(url: str) -> tuple[int, int]:
                     )
             return before, applied_version(conn)
         except psycopg.Error as exc:
+            kind: Kind = "permission" if str(getattr(exc, "sqlstate", "")) == "42501" else "failed"
             raise FloorError(
-                f"migrating the floor database {redact_url(url)} failed: {_first_line(exc)}; connect as the "
-                "database's owner (creating the floor_* roles needs CREATEROLE)"
+                f"migrating the floor database {redact_url(url)} failed: {first_line(exc)}; `shoectl floor migrate` "
+                "needs the database's owner (creating the floor_* roles needs CREATEROLE)",
+                kind,
             ) from exc

@@ -3,11 +3,16 @@
 Each entry's hash is ``sha256(prev_hash + canonical([seq, ts, kind, round_id, data]))`` in hex, where
 ``canonical`` is JSON with sorted keys, no spaces and UTF-8 text. The first entry's ``prev_hash`` is
 ``GENESIS``. Anyone can recompute the chain from an export with the standard library alone.
+
+The chain alone is unkeyed: whoever can write the file can recompute every hash after an edit. A journal
+given a table key (``shoe.journal.mac``) also stores ``mac = HMAC-SHA256(key, hash)`` with each entry,
+which the floor recomputes with its copy of the key (docs/journal.md, "Threat model").
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +40,8 @@ class Entry:
     data: dict[str, Any]
     prev_hash: str
     hash: str
+    mac: str | None = None
+    """``HMAC-SHA256(table key, hash)`` in hex (:func:`entry_mac`); None in a journal without a key."""
 
     def as_dict(self) -> dict[str, Any]:
         """Every field, hashes included: one line of an export."""
@@ -116,6 +123,23 @@ def entry_hash_of_text(prev_hash: str, *, seq: int, ts: str, kind: str, round_id
     """
     head = canonical([seq, ts, kind, round_id])
     return hashlib.sha256(f"{prev_hash}{head[:-1]},{data_text}]".encode()).hexdigest()
+
+
+MAC_BOUNDARY_KIND = "journal-key"
+"""The entry a journal that held entries without a MAC writes when it is first given a key: every entry
+from it on carries a MAC; the floor accepts entries without one only before it (docs/journal.md)."""
+
+
+def entry_mac(key: bytes, digest: str) -> str:
+    """The entry's MAC: ``HMAC-SHA256(key, hash)`` in hex. The hash covers the entry and, through
+    ``prev_hash``, every entry before it, so the MAC of one entry binds its whole history."""
+    return hmac.new(key, digest.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def key_id(key: bytes) -> str:
+    """A key's public name (the first 16 hex digits of ``sha256("shoe-table-key" + key)``): what the
+    journal's boundary entry and the floor's credential record show, never the key."""
+    return hashlib.sha256(b"shoe-table-key" + key).hexdigest()[:16]
 
 
 def _parse_data(seq: int, data: object) -> tuple[Any, str | None]:

@@ -3,12 +3,14 @@
 ``append`` (one entry) and ``write`` (a batch, one transaction: group commit) return only after their
 transaction committed, so an entry the service has acted on survives a crash or a ``kill -9``. SQLite
 triggers refuse UPDATE and DELETE; the hash chain (``chain.py``) catches whoever drops the triggers and
-edits the file anyway.
+edits the file anyway, and a table key (``shoe.journal.mac``, ``journal.sqlite.key`` beside the file)
+MACs each entry at append, in its row, so the floor catches whoever recomputes the chain after an edit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import os
 import sqlite3
@@ -22,14 +24,18 @@ from typing import Any
 from shoe.journal.chain import (
     COLUMNS,
     GENESIS,
+    MAC_BOUNDARY_KIND,
     Entry,
     JournalError,
     Pending,
     VerifyResult,
     entry_hash_of_text,
+    entry_mac,
+    key_id,
     prepare,
     verify_records,
 )
+from shoe.journal.mac import key_path, load_key
 from shoe.journal.paths import ensure_private_file
 
 SCHEMA_VERSION = 1
@@ -44,11 +50,14 @@ _SCHEMA = (
     "CREATE TRIGGER entries_no_delete BEFORE DELETE ON entries"
     " BEGIN SELECT RAISE(ABORT, 'the journal is append-only: entries cannot be deleted'); END",
 )
-_SELECT = "SELECT " + ", ".join(COLUMNS) + " FROM entries"
+# The mac column is added by the first write with a table key (a journal without a key has none).
+_SELECT_MAC = "SELECT " + ", ".join(COLUMNS) + ", mac FROM entries"
+_SELECT_NO_MAC = "SELECT " + ", ".join(COLUMNS) + ", NULL FROM entries"
 # Verification reads every text column as its type and raw bytes, so a tampered value cannot break the reader.
 _SELECT_RAW = "SELECT seq, " + ", ".join(f"typeof({c}), CAST({c} AS BLOB)" for c in COLUMNS[1:]) + " FROM entries"
 _PAGE = 500
-_INSERT = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)"
+_INSERT = "INSERT INTO entries (" + ", ".join(COLUMNS) + ") VALUES (?, ?, ?, ?, ?, ?, ?)"
+_INSERT_MAC = "INSERT INTO entries (" + ", ".join(COLUMNS) + ", mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 def _now() -> str:
@@ -57,8 +66,8 @@ def _now() -> str:
 
 def _entry(row: tuple[Any, ...]) -> Entry:
     try:
-        seq, ts, kind, round_id, data, prev_hash, digest = row
-        return Entry(seq, ts, kind, round_id, json.loads(data), prev_hash, digest)
+        seq, ts, kind, round_id, data, prev_hash, digest, mac = row
+        return Entry(seq, ts, kind, round_id, json.loads(data), prev_hash, digest, mac)
     except (TypeError, ValueError) as exc:
         raise JournalError(f"entry {row[0]} is damaged ({exc}); run `shoectl journal verify`") from exc
 
@@ -104,6 +113,10 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
+def _has_mac_column(conn: sqlite3.Connection) -> bool:
+    return any(row[1] == "mac" for row in conn.execute("PRAGMA table_info(entries)"))
+
+
 def _identity(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -132,8 +145,12 @@ class Journal:
     with the process.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, key: bytes | None = None) -> None:
         self.path = path
+        self._key = key
+        self._mac_column = _has_mac_column(conn)
+        self._keyed: bool | None = None
+        """Whether the last entry carries a MAC (a keyed journal), once read; None: not read yet."""
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.Lock()
         self._wal = path.with_name(path.name + "-wal")
@@ -144,8 +161,10 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
+        """Open (or create) the journal at ``path``, with the table key beside it if there is one."""
         path = Path(path)
         ensure_private_file(path)
+        key = load_key(key_path(path))
         try:
             conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -158,7 +177,12 @@ class Journal:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path)
+        return cls(conn, path, key)
+
+    @property
+    def keyed(self) -> bool:
+        """True when this journal MACs what it writes (its table key was found beside it)."""
+        return self._key is not None
 
     def append(self, kind: str, data: Mapping[str, Any], *, round_id: str | None = None) -> Entry:
         """Commit one entry; return it as readers will read it back.
@@ -185,13 +209,15 @@ class Journal:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     ts = _now()
+                    batch = self._keyed_batch(conn, batch)
                     rows = self._insert(conn, ts, batch)
                     conn.execute("COMMIT")
                     self._head = (rows[-1][0], rows[-1][2])
                 finally:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
-                        self._head = None
+                        self._head, self._keyed = None, None
+                        self._mac_column = _has_mac_column(conn)  # an ALTER of this transaction is undone too
             except sqlite3.Error as exc:
                 self._head = None
                 raise JournalError(
@@ -199,7 +225,34 @@ class Journal:
                 ) from exc
             self._check_files(conn)  # committed into a WAL deleted meanwhile: saved (if it can be), and refused
         made = zip(batch, rows, strict=True)
-        return [Entry(seq, ts, p.kind, p.round_id, p.data, prev, digest) for p, (seq, prev, digest) in made]
+        return [Entry(seq, ts, p.kind, p.round_id, p.data, prev, digest, mac) for p, (seq, prev, digest, mac) in made]
+
+    def _keyed_batch(self, conn: sqlite3.Connection, batch: Sequence[Pending]) -> Sequence[Pending]:
+        """The batch as written: refused when the journal is keyed and its key is gone; preceded by the
+        boundary entry when a journal of entries without a MAC is first written with a key."""
+        if self._keyed is None:
+            row = conn.execute(
+                f"SELECT {'mac' if self._mac_column else 'NULL'}, seq FROM entries ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            self._keyed = None if row is None else row[0] is not None
+        if self._key is None:
+            if self._keyed:
+                raise JournalError(
+                    f"the journal {self.path} MACs its entries but its table key {key_path(self.path)} is missing "
+                    "or unreadable: nothing was written; restore the key file (mode 0600), or re-enrol the table "
+                    "(shoectl floor enrol) and start a new journal"
+                )
+            self._keyed = False
+            return batch
+        if not self._mac_column:  # a journal from before entries carried a MAC: the column is added once
+            conn.execute("ALTER TABLE entries ADD COLUMN mac TEXT")
+            self._mac_column = True
+        if self._keyed is False:  # entries without a MAC before this one: say where the MACs begin
+            boundary = prepare(MAC_BOUNDARY_KIND, {"key_id": key_id(self._key), "note": "every entry from this "
+                               "one carries a MAC under the table key; entries before it carry none"})  # fmt: skip
+            batch = [boundary, *batch]
+        self._keyed = True
+        return batch
 
     def head_seq(self) -> int:
         """The seq of the last committed entry (0: none), from the head kept in memory once known."""
@@ -209,14 +262,20 @@ class Journal:
                 self._head = (int(row[0]), str(row[1])) if row else (0, GENESIS)
             return self._head[0]
 
-    def _insert(self, conn: sqlite3.Connection, ts: str, batch: Sequence[Pending]) -> list[tuple[int, str, str]]:
+    def _mac(self, digest: str) -> str | None:
+        return None if self._key is None else entry_mac(self._key, digest)
+
+    def _insert(
+        self, conn: sqlite3.Connection, ts: str, batch: Sequence[Pending]
+    ) -> list[tuple[int, str, str, str | None]]:
         """Insert the batch after the chain head kept in memory (read once, not per append).
 
         Another writer's entry since (a second service on one journal, which the journal lock should
         prevent) takes our first seq: the primary key refuses that row, and the head is read again within
         the same transaction, so the chain stays one chain whoever appended. The rest follow it.
         """
-        out: list[tuple[int, str, str]] = []
+        out: list[tuple[int, str, str, str | None]] = []
+        insert, width = (_INSERT_MAC, 8) if self._mac_column else (_INSERT, 7)
         for attempt in (1, 2):
             if self._head is None or attempt == 2:
                 row = conn.execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
@@ -225,22 +284,24 @@ class Journal:
             first = batch[0]
             digest = entry_hash_of_text(prev, seq=seq, ts=ts, kind=first.kind, round_id=first.round_id,
                                         data_text=first.text)  # fmt: skip
+            mac = self._mac(digest)
             try:
-                conn.execute(_INSERT, (seq, ts, first.kind, first.round_id, first.text, prev, digest))
+                conn.execute(insert, (seq, ts, first.kind, first.round_id, first.text, prev, digest, mac)[:width])
             except sqlite3.IntegrityError:
                 if attempt == 2:
                     raise
                 continue
-            out.append((seq, prev, digest))
+            out.append((seq, prev, digest, mac))
             break
         rows = []
         for p in batch[1:]:
             seq, prev = out[-1][0] + 1, out[-1][2]
             digest = entry_hash_of_text(prev, seq=seq, ts=ts, kind=p.kind, round_id=p.round_id, data_text=p.text)
-            out.append((seq, prev, digest))
-            rows.append((seq, ts, p.kind, p.round_id, p.text, prev, digest))
+            mac = self._mac(digest)
+            out.append((seq, prev, digest, mac))
+            rows.append((seq, ts, p.kind, p.round_id, p.text, prev, digest, mac)[:width])
         if rows:
-            conn.executemany(_INSERT, rows)
+            conn.executemany(insert, rows)
         return out
 
     def checkpoint(self) -> bool:
@@ -298,7 +359,7 @@ class Journal:
                 return
             where.append(f"kind IN ({', '.join('?' * len(wanted))})")
             params.extend(wanted)
-        sql = f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_PAGE}"
+        sql = f"{self._select()} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_PAGE}"
         last = after_seq
         while True:
             rows = self._fetch(sql, (last, *params))
@@ -308,15 +369,15 @@ class Journal:
             last = rows[-1][0]
 
     def first(self) -> Entry | None:
-        rows = self._fetch(f"{_SELECT} ORDER BY seq LIMIT 1", ())
+        rows = self._fetch(f"{self._select()} ORDER BY seq LIMIT 1", ())
         return _entry(rows[0]) if rows else None
 
     def last(self, kind: str | None = None) -> Entry | None:
         """The last entry (of ``kind``, if given)."""
         if kind is None:
-            rows = self._fetch(f"{_SELECT} ORDER BY seq DESC LIMIT 1", ())
+            rows = self._fetch(f"{self._select()} ORDER BY seq DESC LIMIT 1", ())
         else:
-            rows = self._fetch(f"{_SELECT} WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,))
+            rows = self._fetch(f"{self._select()} WHERE kind = ? ORDER BY seq DESC LIMIT 1", (kind,))
         return _entry(rows[0]) if rows else None
 
     def rounds(self) -> list[dict[str, Any]]:
@@ -344,6 +405,25 @@ class Journal:
     def verify(self) -> VerifyResult:
         return verify_records(self._raw_records())
 
+    def verify_macs(self) -> VerifyResult | None:
+        """Every entry's MAC under this journal's key, from its first MAC'd entry on (before it: a journal
+        older than its key). None without the key: only the key's holders (the service, the floor) can check.
+
+        An entry after the first MAC'd one with no MAC, or a MAC that does not verify, is the first bad one.
+        """
+        if self._key is None:
+            return None
+        checked, started = 0, False
+        for entry in self.entries():
+            started = started or entry.mac is not None
+            if not started:
+                continue
+            if entry.mac is None or not hmac.compare_digest(entry.mac, entry_mac(self._key, entry.hash)):
+                what = "carries no MAC" if entry.mac is None else "has a MAC that does not verify under the table key"
+                return VerifyResult(False, checked, entry.seq, f"entry {entry.seq} {what} (edited without the key?)")
+            checked += 1
+        return VerifyResult(True, checked, None, None)
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
@@ -365,6 +445,15 @@ class Journal:
             if len(rows) < _PAGE:
                 return
             sql, params = f"{_SELECT_RAW} WHERE seq > ? ORDER BY seq LIMIT {_PAGE}", (rows[-1][0],)
+
+    def _select(self) -> str:
+        """The entry columns and the MAC; another connection (the owner's) may have added the column since."""
+        if not self._mac_column:
+            with self._lock:
+                conn = self._live()
+                with contextlib.suppress(sqlite3.Error):
+                    self._mac_column = _has_mac_column(conn)
+        return _SELECT_MAC if self._mac_column else _SELECT_NO_MAC
 
     def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         with self._lock:

@@ -1,4 +1,4 @@
-"""The floor's refusal, journaled on the table (issue 14: "raised as an alarm on both sides").
+"""The floor's refusal, journaled on the table: an alarm on both sides (docs/floor.md, "The shipper").
 
 The shipper (``shoe.service.shipper``) runs on a thread of its own and never writes the journal; when the
 floor refuses this table's journal (a fork, an entry edited after it was shipped, a replaced journal:

@@ -8,6 +8,8 @@ exactly once in the database: a batch re-sent after a lost answer is a no-op the
 down, slow or gone is retried with a doubling backoff (to ``max_backoff_s``); the table goes on dealing,
 and the backlog drains on reconnect. The cursor the database acknowledged is kept beside the journal
 (``journal.sqlite.floor``), so a floor that comes back behind it (an acknowledged entry lost) is noticed.
+The URL is the table's own credential (``shoectl floor enrol``): the floor binds every call to it, and
+checks each entry's MAC (written by the journal at append) under the table's key.
 
 Refusals are alarms, never retried blindly: a fork (the journal rewritten or an entry edited after it
 was shipped), a bad hash, a replaced journal. They show in ``/v1/status`` (``floor.alarm``), the metrics
@@ -119,7 +121,7 @@ class Shipper:
                 if not progressed:
                     self._stop.wait(self.max_backoff_s if self.state == "refused" else self.poll_s)
             except FloorError as exc:
-                self._down(str(exc))
+                self._down(exc)
                 self._wait_observing(backoff)
                 backoff = min(self.max_backoff_s, backoff * 2)
             except JournalError as exc:
@@ -183,6 +185,9 @@ class Shipper:
 
     def _resume(self, journal: Journal, head: Head) -> None:
         """Take the floor's head as the cursor; compare it with ours and with the local journal."""
+        if head.state == "refused":  # this credential is not the table's: the floor kept the alarm
+            self._refused("refused", head.detail or f"the floor refuses this credential for table {self.table}")
+            return
         if head.table_journal not in (None, self.journal_id):
             self._client.ship(self.table, self.journal_id or "", [])  # the floor keeps its alarm too
             self._refused("replaced", f"the floor holds journal {head.table_journal} for table {self.table}; this "
@@ -225,9 +230,16 @@ class Shipper:
         if save:
             self._save_cursor()
 
-    def _down(self, error: str) -> None:
+    def _down(self, exc: FloorError) -> None:
+        error = str(exc)
+        if self.state != "down" or error != self.last_error:
+            if exc.kind == "not-migrated":
+                log.error("floor shipper: the floor database answers but is not migrated; retrying", error=error)
+            elif exc.kind in ("permission", "usage"):
+                log.error("floor shipper: the floor database refuses this table's credential; retrying", error=error)
+            else:
+                log.warning("floor shipper: the floor database is unreachable; retrying", error=error)
         if self.state != "down":
-            log.warning("floor shipper: the floor database is unreachable; retrying", error=error)
             self.reconnects_total += 1
         self._client.close()
         self._head_known = False

@@ -52,3 +52,17 @@ def stored(url: str, table: str) -> list[tuple[int, str]]:
 def alarms(url: str, table: str | None = None) -> list[tuple[str, str]]:
     sql = "SELECT alarm, detail FROM floor.alarms" + (" WHERE table_name = %s" if table else "") + " ORDER BY id"
     return [(str(a), str(d)) for a, d in query(url, sql, (table,) if table else ())]
+
+
+def table_url(floor_url: str, table: str, journal: Path, *more: Path, legacy: bool = False) -> str:
+    """Enrol ``table`` on the floor at ``floor_url`` (its owner): the key written beside ``journal`` (and
+    copied beside each of ``more``, journals that claim to be the same table); the table's own URL."""
+    import shutil
+
+    from shoe.floor.credentials import enrol
+    from shoe.journal.mac import key_path
+
+    done = enrol(floor_url, table, key_path(journal), legacy=legacy)
+    for other in more:
+        shutil.copy2(key_path(journal), key_path(other))
+    return done.url

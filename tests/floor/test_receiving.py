@@ -11,7 +11,7 @@ import pytest
 
 from shoe.floor.client import FloorClient
 from shoe.floor.migrate import LATEST, applied_version, migrate
-from tests.floor.support import alarms, all_entries, copy_journal, journal_with, query, stored
+from tests.floor.support import alarms, all_entries, copy_journal, journal_with, query, stored, table_url
 
 
 def test_one_command_creates_the_schema_and_a_second_run_changes_nothing(floor_url: str) -> None:
@@ -23,9 +23,10 @@ def test_one_command_creates_the_schema_and_a_second_run_changes_nothing(floor_u
 
 
 def test_entries_are_stored_once_and_a_resend_is_a_no_op(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "j.sqlite")
     journal = journal_with(tmp_path / "j.sqlite", 6)
     entries = all_entries(journal)
-    client = FloorClient(floor_url)
+    client = FloorClient(url)
     jid = entries[0].hash
     assert client.ship("T1", jid, entries[:4]).status == "ok"
     again = client.ship("T1", jid, entries)  # 1-4 again, 5-6 new: at-least-once on the wire
@@ -36,8 +37,9 @@ def test_entries_are_stored_once_and_a_resend_is_a_no_op(floor_url: str, tmp_pat
 
 
 def test_a_batch_after_a_gap_is_refused_whole_and_names_the_missing_range(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "j.sqlite")
     entries = all_entries(journal_with(tmp_path / "j.sqlite", 8))
-    client = FloorClient(floor_url)
+    client = FloorClient(url)
     client.ship("T1", entries[0].hash, entries[:3])
     got = client.ship("T1", entries[0].hash, entries[5:])
     assert got.status == "gap" and got.head_seq == 3
@@ -46,13 +48,14 @@ def test_a_batch_after_a_gap_is_refused_whole_and_names_the_missing_range(floor_
 
 
 def test_a_rewritten_journal_is_a_fork_refused_alarmed_and_never_merged(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "a.sqlite", tmp_path / "b.sqlite")
     journal = journal_with(tmp_path / "a.sqlite", 3)
     rewritten = copy_journal(journal, tmp_path / "b.sqlite")  # the same chain up to entry 3 ...
     journal_with(tmp_path / "a.sqlite", 2, start=3)
     journal_with(tmp_path / "b.sqlite", 2, start=3, round_id="R-other")  # ... then two different entries 4
     ours, theirs = all_entries(journal), all_entries(rewritten)
     assert ours[0].hash == theirs[0].hash and ours[3].hash != theirs[3].hash
-    client = FloorClient(floor_url)
+    client = FloorClient(url)
     assert client.ship("T1", ours[0].hash, ours).status == "ok"
     refused = client.ship("T1", theirs[0].hash, theirs)
     assert refused.status == "fork" and refused.head_seq == 5
@@ -64,11 +67,12 @@ def test_a_rewritten_journal_is_a_fork_refused_alarmed_and_never_merged(floor_ur
 
 
 def test_an_entry_whose_prev_hash_is_not_the_stored_head_is_a_fork(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "a.sqlite", tmp_path / "b.sqlite")
     journal = journal_with(tmp_path / "a.sqlite", 3)
     other = copy_journal(journal, tmp_path / "b.sqlite")
     journal_with(tmp_path / "b.sqlite", 2, start=3, round_id="R-x")
     ours, theirs = all_entries(journal), all_entries(other)
-    client = FloorClient(floor_url)
+    client = FloorClient(url)
     client.ship("T1", ours[0].hash, ours[:2])
     # entry 3 of the other chain is the same; its entry 5 continues its own entry 4, not ours
     journal_with(tmp_path / "a.sqlite", 1, start=3)
@@ -80,17 +84,19 @@ def test_an_entry_whose_prev_hash_is_not_the_stored_head_is_a_fork(floor_url: st
 def test_an_entry_whose_hash_does_not_match_its_contents_is_refused(floor_url: str, tmp_path: Path) -> None:
     from dataclasses import replace
 
+    url = table_url(floor_url, "T1", tmp_path / "j.sqlite")
     entries = all_entries(journal_with(tmp_path / "j.sqlite", 3))
     edited = replace(entries[1], data={**entries[1].data, "jurisdiction": "PA"})
-    got = FloorClient(floor_url).ship("T1", entries[0].hash, [entries[0], edited])
+    got = FloorClient(url).ship("T1", entries[0].hash, [entries[0], edited])
     assert got.status == "bad-hash" and got.head_seq == 1
     assert [a for a, _ in alarms(floor_url)] == ["bad-hash"]
 
 
 def test_a_replaced_journal_at_a_table_is_refused_and_alarmed_once(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "a.sqlite", tmp_path / "b.sqlite")
     first = all_entries(journal_with(tmp_path / "a.sqlite", 3))
     second = all_entries(journal_with(tmp_path / "b.sqlite", 5))
-    client = FloorClient(floor_url)
+    client = FloorClient(url)
     client.ship("T1", first[0].hash, first)
     for _ in range(2):
         got = client.ship("T1", second[0].hash, second)
@@ -100,11 +106,12 @@ def test_a_replaced_journal_at_a_table_is_refused_and_alarmed_once(floor_url: st
 
 
 def test_concurrent_shippers_of_one_table_store_each_entry_once(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "j.sqlite")
     entries = all_entries(journal_with(tmp_path / "j.sqlite", 60))
     results: list[str] = []
 
     def ship() -> None:
-        client = FloorClient(floor_url)
+        client = FloorClient(url)
         for i in range(0, 60, 7):
             results.append(client.ship("T1", entries[0].hash, entries[i : i + 9]).status)
         client.close()
@@ -115,21 +122,22 @@ def test_concurrent_shippers_of_one_table_store_each_entry_once(floor_url: str, 
     for t in threads:
         t.join(60)
     assert set(results) <= {"ok", "gap"}
-    FloorClient(floor_url).ship("T1", entries[0].hash, entries)
+    FloorClient(url).ship("T1", entries[0].hash, entries)
     assert stored(floor_url, "T1") == [(e.seq, e.hash) for e in entries]
 
 
 def test_racing_forks_one_wins_the_other_is_refused(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T1", tmp_path / "a.sqlite", tmp_path / "b.sqlite")
     base = journal_with(tmp_path / "a.sqlite", 2)
     other = copy_journal(base, tmp_path / "b.sqlite")
     journal_with(tmp_path / "a.sqlite", 20, start=2)
     journal_with(tmp_path / "b.sqlite", 20, start=2, round_id="R-b")
     a, b = all_entries(base), all_entries(other)
-    FloorClient(floor_url).ship("T1", a[0].hash, a[:2])
+    FloorClient(url).ship("T1", a[0].hash, a[:2])
     barrier, got = threading.Barrier(2), {}
 
     def ship(name: str, entries: list) -> None:  # type: ignore[type-arg]
-        client = FloorClient(floor_url)
+        client = FloorClient(url)
         client.head("T1", a[0].hash)  # connected before the barrier
         barrier.wait()
         got[name] = client.ship("T1", a[0].hash, entries[2:]).status
@@ -149,7 +157,7 @@ def roles(floor_url: str) -> dict[str, str]:
     """Login roles in the three groups (trust authentication: a URL names the user)."""
     base = floor_url.replace("postgresql://postgres@", "postgresql://{}@")
     names = {}
-    for group in ("shipper", "auditor", "pit"):
+    for group in ("auditor", "pit"):
         user = f"t_{group}_{floor_url.rsplit('_', 1)[-1]}"
         query(floor_url, f'CREATE ROLE "{user}" LOGIN IN ROLE floor_{group}')
         names[group] = base.format(user)
@@ -159,10 +167,12 @@ def roles(floor_url: str) -> dict[str, str]:
 def test_the_shipper_may_only_append_and_the_pit_sees_no_card_of_a_live_round(
     floor_url: str, roles: dict[str, str], tmp_path: Path
 ) -> None:
+    roles["shipper"] = table_url(floor_url, "T1", tmp_path / "j.sqlite")
     entries = all_entries(journal_with(tmp_path / "j.sqlite", 4))  # round R-1 opened, 2 cards, still live
     assert FloorClient(roles["shipper"]).ship("T1", entries[0].hash, entries).status == "ok"
     for sql in ("SELECT * FROM floor.entries", "DELETE FROM floor.entries", "SELECT * FROM floor.pit_cards",
-                "INSERT INTO floor.alarms (table_name, alarm, detail) VALUES ('T1', 'fork', 'x')"):  # fmt: skip
+                "INSERT INTO floor.alarms (table_name, alarm, detail) VALUES ('T1', 'fork', 'x')",
+                "SELECT * FROM floor.credentials", "SELECT * FROM floor.enrolments"):  # fmt: skip
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             query(roles["shipper"], sql)
     assert len(query(roles["auditor"], "SELECT card FROM floor.cards")) == 2

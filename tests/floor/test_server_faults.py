@@ -16,7 +16,7 @@ from shoe.floor.migrate import migrate
 from shoe.service.shipper import Shipper
 from tests.floor import pg
 from tests.floor.conftest import _missing
-from tests.floor.support import all_entries, journal_with, query
+from tests.floor.support import all_entries, journal_with, query, table_url
 
 OUTAGE_S = float(os.environ.get("SHOE_FLOOR_OUTAGE_S", "4"))
 """How long the server stays down (the issue says minutes; CI keeps it short, a person may set 180)."""
@@ -51,8 +51,9 @@ def test_the_database_stopped_and_restarted_the_backlog_drains(scratch: Path, tm
     cluster = pg.Cluster(scratch / "one", 55434).init().start()
     url = cluster.url()
     migrate(url)
+    own = table_url(url, "T1", tmp_path / "j.sqlite")
     journal = journal_with(tmp_path / "j.sqlite", 50)
-    s = Shipper(journal.path, url, "T1", batch=40, poll_s=0.05, max_backoff_s=1.0, connect_timeout=1)
+    s = Shipper(journal.path, own, "T1", batch=40, poll_s=0.05, max_backoff_s=1.0, connect_timeout=1)
     s.start()
     try:
         assert s.wait_caught_up(30), s.status()
@@ -74,8 +75,9 @@ def test_failover_to_the_synchronous_standby_loses_and_duplicates_nothing(scratc
     primary, standby = pg.replicated_pair(scratch, 55435, 55436)
     migrate(primary.url())
     both = "postgresql://postgres@127.0.0.1:55435,127.0.0.1:55436/postgres?target_session_attrs=read-write"
+    urls = [table_url(both, f"T{i}", tmp_path / f"t{i}.sqlite") for i in range(4)]
     journals = [journal_with(tmp_path / f"t{i}.sqlite", 30) for i in range(4)]
-    shippers = [Shipper(j.path, both, f"T{i}", batch=25, poll_s=0.02, max_backoff_s=0.5, connect_timeout=1)
+    shippers = [Shipper(j.path, urls[i], f"T{i}", batch=25, poll_s=0.02, max_backoff_s=0.5, connect_timeout=1)
                 for i, j in enumerate(journals)]  # fmt: skip
     for s in shippers:
         s.start()
@@ -118,8 +120,9 @@ def test_a_commit_not_replicated_to_the_synchronous_standby_is_not_acknowledged(
     cluster = pg.Cluster(scratch / "one", 55434).init().start()
     url = cluster.url()
     migrate(url)
+    own = table_url(url, "T1", tmp_path / "j.sqlite")
     entries = all_entries(journal_with(tmp_path / "j.sqlite", 10))
-    client = FloorClient(url)
+    client = FloorClient(own)
     assert client.ship("T1", entries[0].hash, entries[:5]).status == "ok"
     query(url, "ALTER SYSTEM SET synchronous_standby_names = 'absent'")  # a standby that never confirms
     query(url, "SELECT pg_reload_conf()")

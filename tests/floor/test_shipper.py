@@ -10,10 +10,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from shoe.floor.errors import FloorError
 from shoe.journal import Journal
 from shoe.service.shipper import Shipper, ShipperCollector, cursor_path
 from tests.floor.proxy import CuttableProxy
-from tests.floor.support import alarms, all_entries, copy_journal, journal_with, stored
+from tests.floor.support import alarms, all_entries, copy_journal, journal_with, stored, table_url
 
 
 @pytest.fixture
@@ -21,6 +22,12 @@ def proxy(floor_url: str) -> Iterator[CuttableProxy]:
     p = CuttableProxy(urlsplit(floor_url).port or 5432)
     yield p
     p.close()
+
+
+@pytest.fixture
+def t1(floor_url: str, tmp_path: Path) -> str:
+    """Table T1's own credential; its key beside the journals the tests make (a copy claims the same table)."""
+    return table_url(floor_url, "T1", tmp_path / "j.sqlite", tmp_path / "a.sqlite", tmp_path / "b.sqlite")
 
 
 def via(url: str, proxy: CuttableProxy) -> str:
@@ -42,9 +49,9 @@ def until(predicate: object, timeout: float = 30.0) -> None:
     raise AssertionError(f"not reached in {timeout}s")
 
 
-def test_ships_everything_in_order_then_follows_the_journal(floor_url: str, tmp_path: Path) -> None:
+def test_ships_everything_in_order_then_follows_the_journal(floor_url: str, t1: str, tmp_path: Path) -> None:
     journal = journal_with(tmp_path / "j.sqlite", 120)
-    s = shipper(journal.path, floor_url)
+    s = shipper(journal.path, t1)
     s.start()
     try:
         assert s.wait_caught_up(30), s.status()
@@ -62,10 +69,10 @@ def test_ships_everything_in_order_then_follows_the_journal(floor_url: str, tmp_
 
 
 def test_network_cut_mid_batch_and_a_database_away_leave_a_backlog_that_drains(
-    floor_url: str, proxy: CuttableProxy, tmp_path: Path
+    floor_url: str, t1: str, proxy: CuttableProxy, tmp_path: Path
 ) -> None:
     journal = journal_with(tmp_path / "j.sqlite", 10)
-    s = shipper(journal.path, via(floor_url, proxy), batch=300)
+    s = shipper(journal.path, via(t1, proxy), batch=300)
     s.start()
     try:
         assert s.wait_caught_up(30)
@@ -87,10 +94,10 @@ def test_network_cut_mid_batch_and_a_database_away_leave_a_backlog_that_drains(
 
 
 def test_an_answer_lost_after_the_commit_is_resent_and_stored_once(
-    floor_url: str, proxy: CuttableProxy, tmp_path: Path
+    floor_url: str, t1: str, proxy: CuttableProxy, tmp_path: Path
 ) -> None:
     journal = journal_with(tmp_path / "j.sqlite", 5)
-    s = shipper(journal.path, via(floor_url, proxy), batch=100)
+    s = shipper(journal.path, via(t1, proxy), batch=100)
     assert s.step()  # connected, 1-5 stored
     journal_with(journal.path, 50, start=5)
     proxy.cut_next_reply()
@@ -98,7 +105,7 @@ def test_an_answer_lost_after_the_commit_is_resent_and_stored_once(
         s.step()  # the floor stored 6-55; its answer never came
     assert len(stored(floor_url, "T1")) == 55 and s.acked_seq == 5
     proxy.restore()
-    s._down("test")
+    s._down(FloorError("test", "unreachable"))
     assert not s.step() or s.acked_seq == 55  # resumes from the floor's head: nothing sent twice is stored twice
     s.step()
     assert s.acked_seq == 55
@@ -106,15 +113,17 @@ def test_an_answer_lost_after_the_commit_is_resent_and_stored_once(
     s.stop()
 
 
-def test_an_entry_edited_locally_after_shipping_is_refused_on_both_sides(floor_url: str, tmp_path: Path) -> None:
+def test_an_entry_edited_locally_after_shipping_is_refused_on_both_sides(
+    floor_url: str, t1: str, tmp_path: Path
+) -> None:
     journal = journal_with(tmp_path / "a.sqlite", 5)
     forked = copy_journal(journal, tmp_path / "b.sqlite")
     journal_with(journal.path, 3, start=5)
     journal_with(forked.path, 3, start=5, round_id="R-rewritten")
-    first = shipper(journal.path, floor_url)
+    first = shipper(journal.path, t1)
     assert first.step() and first.acked_seq == 8
     # the table's journal replaced by the rewritten copy (same first entry: same journal id)
-    second = shipper(forked.path, floor_url)
+    second = shipper(forked.path, t1)
     assert not second.step()
     status = second.status()
     assert status["state"] == "refused" and "the local journal's entry 8 has hash" in status["alarm"]
@@ -124,28 +133,30 @@ def test_an_entry_edited_locally_after_shipping_is_refused_on_both_sides(floor_u
     assert [a for a, _ in alarms(floor_url)] == ["diverged"]
 
 
-def test_a_rewritten_tail_that_was_never_acknowledged_is_a_fork_at_the_floor(floor_url: str, tmp_path: Path) -> None:
+def test_a_rewritten_tail_that_was_never_acknowledged_is_a_fork_at_the_floor(
+    floor_url: str, t1: str, tmp_path: Path
+) -> None:
     journal = journal_with(tmp_path / "a.sqlite", 5)
     forked = copy_journal(journal, tmp_path / "b.sqlite")
-    assert shipper(journal.path, floor_url).step()  # 1-5 acknowledged
+    assert shipper(journal.path, t1).step()  # 1-5 acknowledged
     journal_with(journal.path, 2, start=5)
     journal_with(forked.path, 2, start=5, round_id="R-x")
-    assert shipper(journal.path, floor_url).step()  # 6-7 of the original
-    late = shipper(forked.path, floor_url)
+    assert shipper(journal.path, t1).step()  # 6-7 of the original
+    late = shipper(forked.path, t1)
     late._head_known, late.journal_id = True, all_entries(forked)[0].hash  # as if it resumed from its own cursor 5
     late.acked_seq = 5
     assert not late.step()
     assert late.status()["state"] == "refused" and [a for a, _ in alarms(floor_url)] == ["fork"]
 
 
-def test_a_replaced_journal_is_refused_and_the_table_keeps_its_alarm(floor_url: str, tmp_path: Path) -> None:
+def test_a_replaced_journal_is_refused_and_the_table_keeps_its_alarm(floor_url: str, t1: str, tmp_path: Path) -> None:
     journal_path = tmp_path / "j.sqlite"
     journal_with(journal_path, 4).close()
-    assert shipper(journal_path, floor_url).step()
+    assert shipper(journal_path, t1).step()
     for name in ("j.sqlite", "j.sqlite-wal", "j.sqlite-shm"):
         (tmp_path / name).unlink(missing_ok=True)
     journal_with(journal_path, 2).close()  # a new, shorter, valid chain at the same path
-    s = shipper(journal_path, floor_url)
+    s = shipper(journal_path, t1)
     assert not s.step()
     assert s.status()["state"] == "refused" and "was replaced" in s.status()["alarm"]
     assert [a for a, _ in alarms(floor_url)] == ["journal-replaced"]

@@ -15,7 +15,7 @@ from bench._shoed import ShoedProcess
 from bench.service import Played, play_round
 from shoe.journal import Journal
 from shoe.journal.chain import verify_records
-from tests.floor.support import alarms, all_entries, journal_with, query
+from tests.floor.support import alarms, all_entries, journal_with, query, table_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +47,8 @@ def wait_shipped(shoed: ShoedProcess, timeout: float = 30.0) -> dict[str, object
 def test_shoed_ships_its_rounds_and_a_kill_9_loses_and_duplicates_nothing(floor_url: str, tmp_path: Path) -> None:
     from bench._probes import Http
 
-    journal, config = tmp_path / "journal.sqlite", floor_config(tmp_path / "shoed.toml", floor_url)
+    journal = tmp_path / "journal.sqlite"
+    config = floor_config(tmp_path / "shoed.toml", table_url(floor_url, "MS-01", journal))
     shoed = ShoedProcess("emu://?autoload=1", journal, tmp_path / "shoed.log", config)
     try:
         http = Http(shoed.url)
@@ -87,9 +88,10 @@ time.sleep(600)
 
 
 def test_a_table_pc_killed_mid_batch_resumes_exactly_once(floor_url: str, tmp_path: Path) -> None:
+    url = table_url(floor_url, "T-kill", tmp_path / "j.sqlite")
     journal = journal_with(tmp_path / "j.sqlite", 4000)
     journal.close()
-    argv = [sys.executable, "-c", SHIP_FOREVER, str(tmp_path / "j.sqlite"), floor_url]
+    argv = [sys.executable, "-c", SHIP_FOREVER, str(tmp_path / "j.sqlite"), url]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -126,8 +128,10 @@ def test_shoed_deals_on_with_the_floor_gone_and_the_backlog_drains(floor_url: st
 
     proxy = CuttableProxy(urlsplit(floor_url).port or 5432)
     try:
-        via = floor_url.replace(f":{urlsplit(floor_url).port}/", f":{proxy.port}/")
-        journal, config = tmp_path / "journal.sqlite", floor_config(tmp_path / "shoed.toml", via)
+        journal = tmp_path / "journal.sqlite"
+        own = table_url(floor_url, "MS-01", journal)
+        via = own.replace(f":{urlsplit(floor_url).port}/", f":{proxy.port}/")
+        config = floor_config(tmp_path / "shoed.toml", via)
         proxy.cut()  # the floor is gone before the table starts
         shoed = ShoedProcess("emu://?autoload=1", journal, tmp_path / "shoed.log", config)
         try:
