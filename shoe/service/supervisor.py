@@ -18,6 +18,7 @@ learns for other threads (link state, identity, status) it writes into the :clas
 from __future__ import annotations
 
 import queue
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from drivers.client import ShoeClient
-from drivers.emu_transport import EmulatorTransport
 from drivers.errors import ShoeAuthError, ShoeDiscrepancy, ShoeError, ShoeProtocolError, ShoeTimeout
 from drivers.keyfile import create_key, load_key
 from drivers.notices import LinkLost, LinkRestored, Notice, Resynced
@@ -108,6 +108,10 @@ class LinkSupervisor:
     @staticmethod
     def _pair_embedded(transport: Transport, key: bytes | None) -> None:
         """An in-process emulator is the shoe on this table's bench: give it the table's key (its service menu)."""
+        emu_transport = sys.modules.get("drivers.emu_transport")
+        if emu_transport is None:  # no in-process emulator made here: nothing to pair, no import on a real port
+            return
+        EmulatorTransport = emu_transport.EmulatorTransport  # noqa: N806 - the class, looked up where it lives
         reached: object = transport
         for _ in range(8):  # through wrappers that keep the transport they wrap as ``inner`` (a sniffer, a tap)
             if isinstance(reached, EmulatorTransport) or not hasattr(reached, "inner"):

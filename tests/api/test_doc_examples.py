@@ -60,11 +60,20 @@ def test_the_stud_section_opens_with_a_table_and_the_endpoint_table_says_it_is_r
     assert "seven-card stud `{game, table, seats" in row
 
 
+def _deck_of(section: str) -> tuple[str, ...]:
+    """The emulator deck a section starts shoed with: inline (``emu://?deck=...``) or, as the doc advises,
+    from a file its first command writes out of an example's ``shoe`` (``emu://?deck_file=...``)."""
+    inline = re.search(r'emu://\?deck=([2-9TJQKAcdhs]+)"', section)
+    if inline is not None:
+        return tuple(inline[1][i : i + 2] for i in range(0, len(inline[1]), 2))
+    example = re.search(r'json\.load\(open\("(examples/[a-z0-9-]+\.json)"\)\)\["shoe"\]', section)
+    assert example is not None and "emu://?deck_file=" in section, "the section names no emulator deck"
+    return tuple(json.loads((DOC.parents[1] / example[1]).read_text())["shoe"])
+
+
 def test_the_documented_stud_hand_plays_to_its_documented_award(tmp_path: Path) -> None:
     section = _section("A seven-card stud hand with curl")
-    deck = re.search(r'emu://\?deck=([2-9TJQKAcdhs]+)"', section)
-    assert deck is not None
-    codes = tuple(deck[1][i : i + 2] for i in range(0, len(deck[1]), 2))
+    codes = _deck_of(section)
     shoe = EmulatedShoe(EmulatorConfig(deck=codes))
     config = ServiceConfig(shoe_port="emu://", journal=tmp_path / "journal.sqlite", timeouts=FAST, submit_timeout=20.0)
     service = TableService(config, transport_factory=lambda: EmulatorTransport(shoe))
@@ -91,9 +100,7 @@ def _run_section(title: str, tmp_path: Path) -> list[tuple[str, dict[str, Any]]]
     """Every ``post`` of a section, verbatim, on the real service with the emulator deck it names, each
     under the role its action takes (the table-system's inputs too); (path, answer) in order."""
     section = _section(title)
-    deck = re.search(r'emu://\?deck=([2-9TJQKAcdhs]+)"', section)
-    assert deck is not None, f"{title}: no emulator deck"
-    codes = tuple(deck[1][i : i + 2] for i in range(0, len(deck[1]), 2))
+    codes = _deck_of(section)
     shoe = EmulatedShoe(EmulatorConfig(deck=codes))
     config = ServiceConfig(shoe_port="emu://", journal=tmp_path / "journal.sqlite", timeouts=FAST, submit_timeout=20.0)
     service = TableService(config, transport_factory=lambda: EmulatorTransport(shoe))

@@ -47,8 +47,8 @@ def version() -> str:
     return str(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
 
 
-def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+def run(argv: list[str], exported: dict[str, str] | None = None, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")} | (exported or {})
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False, env=env, **kwargs)  # type: ignore[call-overload]
     assert done.returncode == 0, f"{argv} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done  # type: ignore[no-any-return]
@@ -61,6 +61,7 @@ class Machine:
         self.root, self.wheel, self.work = root, wheel, work
         self.skipped: list[str] = []
         self.outputs: dict[str, str] = {}
+        self.exported: dict[str, str] = {}  # the block's `export NAME=VALUE` lines, in every later command
 
     def under(self, path: str) -> Path:
         assert path.startswith("/"), path
@@ -76,8 +77,9 @@ class Machine:
         wheels = [a for a in args if a.endswith(".whl")]
         assert wheels == [f"shoe_controller-{version()}-py3-none-any.whl"], args
         python = self.under(pip).parent / "python"
+        compile_flag = ["--no-compile"] if "--no-compile" in args else []
         run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-             "--no-cache-dir", "-q", str(self.wheel)], cwd=self.work)  # fmt: skip
+             "--no-cache-dir", "-q", *compile_flag, str(self.wheel)], self.exported, cwd=self.work)  # fmt: skip
 
     def ln(self, args: list[str]) -> None:
         flags, (target, link) = [a for a in args if a.startswith("-")], [a for a in args if not a.startswith("-")]
@@ -120,20 +122,26 @@ class Machine:
     def execute(self, line: str) -> None:
         line = line.replace("VERSION", version())
         for part in (p.strip() for p in line.split("&&")):
-            argv = shlex.split(part)
+            argv = shlex.split(part, comments=True)
             name = Path(argv[0]).name
             if name in SKIPPED:
                 self.skipped.append(part)
+            elif name == "export":
+                key, _, value = argv[1].partition("=")
+                self.exported[key] = value
             elif argv[:3] == ["python3", "-m", "venv"]:
                 self.venv(argv[3])
             elif name == "pip" and argv[1] == "install":
                 self.pip_install(argv[0], argv[2:])
+            elif name == "find":  # inside the scratch root: only its paths, never the machine's
+                assert argv[1].startswith("/opt/shoed/"), part
+                run(["find", str(self.under(argv[1])), *argv[2:]], self.exported, cwd=self.work)
             elif name == "ln":
                 self.ln(argv[1:])
             elif name == "install":
                 self.install(argv[1:])
             elif name == "shoectl" and argv[1:3] == ["system", "install"]:
-                done = run([str(self.under(argv[0])), *argv[1:], "--root", str(self.root)], cwd=self.work)
+                done = run([str(self.under(argv[0])), *argv[1:], "--root", str(self.root)], self.exported, cwd=self.work)
                 self.outputs[part] = done.stdout
             elif name == "systemd-analyze" and argv[1] == "verify":
                 self.analyze(argv[2])
