@@ -141,7 +141,8 @@ class Machine:
             elif name == "install":
                 self.install(argv[1:])
             elif name == "shoectl" and argv[1:3] == ["system", "install"]:
-                done = run([str(self.under(argv[0])), *argv[1:], "--root", str(self.root)], self.exported, cwd=self.work)
+                command = [str(self.under(argv[0])), *argv[1:], "--root", str(self.root)]
+                done = run(command, self.exported, cwd=self.work)
                 self.outputs[part] = done.stdout
             elif name == "systemd-analyze" and argv[1] == "verify":
                 self.analyze(argv[2])

@@ -24,7 +24,7 @@ DEALER_CONFIG = TOKEN_OF[Role.DEALER]
 ROYAL = ("Ah", "Kh", "2c", "3d", "Qh", "Jh", "Th")  # seat 1 Ah Kh, seat 3 2c 3d; community Qh Jh Th: a royal
 
 
-def _legacy_dual(table: Table, eid: str, name: str, roles: tuple[str, ...], badge: str, pin: str) -> None:
+def _legacy_dual(table: Table, eid: str, name: str, roles: tuple[str, ...], *, badge: str, pin: str) -> None:
     """An employee holding two duties, written straight into the store as one made before duties were
     separated (the API refuses to add one now, docs/people.md): the approval rule must hold for them too."""
     from shoe.people.credentials import hash_pin
@@ -39,8 +39,8 @@ def _staff(table: Table) -> dict[str, str]:
     table.add("d-101", "Dana Dealer", ["dealer"], "1001", "4321")
     table.add("f-201", "Frank Floor", ["floorperson"], "2001", "8765")
     table.add("t-301", "Tess Tech", ["technician"], "3001", "1357")
-    _legacy_dual(table, "x-401", "Dual Dealer", ("dealer", "floorperson"), "4001", "2468")
-    _legacy_dual(table, "x-402", "Dual Tech", ("technician", "floorperson"), "4002", "2468")
+    _legacy_dual(table, "x-401", "Dual Dealer", ("dealer", "floorperson"), badge="4001", pin="2468")
+    _legacy_dual(table, "x-402", "Dual Tech", ("technician", "floorperson"), badge="4002", pin="2468")
     return {"dealer": table.sign_in("1001", "4321"), "frank": table.sign_in("2001", "8765"),
             "tess": table.sign_in("3001", "1357"), "dual": table.sign_in("4001", "2468"),
             "dualtech": table.sign_in("4002", "2468")}  # fmt: skip
