@@ -61,9 +61,11 @@ def test_the_stud_section_opens_with_a_table_and_the_endpoint_table_says_it_is_r
 
 
 def _deck_of(section: str) -> tuple[str, ...]:
-    """The emulator deck a section starts shoed with: inline (``emu://?deck=...``) or, as the doc advises,
-    from a file its first command writes out of an example's ``shoe`` (``emu://?deck_file=...``)."""
-    inline = re.search(r'emu://\?deck=([2-9TJQKAcdhs]+)"', section)
+    """The emulator deck a section starts shoed with: inline (``emu://?deck=...``) or, as the doc advises, from
+    a file (``emu://?deck_file=...``) its first command writes (``echo``, or out of an example's ``shoe``)."""
+    inline = re.search(r'emu://\?deck=([2-9TJQKAcdhs]+)"', section) or re.search(
+        r"echo ([2-9TJQKAcdhs]+) > ~/[a-z0-9-]+\.txt", section
+    )
     if inline is not None:
         return tuple(inline[1][i : i + 2] for i in range(0, len(inline[1]), 2))
     example = re.search(r'json\.load\(open\("(examples/[a-z0-9-]+\.json)"\)\)\["shoe"\]', section)
