@@ -234,11 +234,19 @@ def _operation(route: Route) -> dict[str, Any]:
 _BOTH_OR_NEITHER = {
     "anyOf": [
         {"properties": {"badge": {"type": "null"}, "pin": {"type": "null"}}},
-        {"properties": {"badge": {"type": "string"}, "pin": {"type": "string"}}, "required": ["badge", "pin"]},
+        {
+            "properties": {
+                "badge": {"not": {"type": "null"}},  # the type's own schema says which strings
+                "pin": {"not": {"type": "null"}},
+                "roles": {"not": {"contains": {"const": "table-system"}}},
+            },
+            "required": ["badge", "pin"],
+        },
     ]
 }
-"""A new employee's badge and PIN come together or not at all (shoe.people.desk refuses one alone): a rule
-across two fields, which the type cannot say, so the document says it beside the type's own schema."""
+"""A new employee's badge and PIN come together or not at all, and never to a table-system account (a service:
+tokens only); shoe.people.desk refuses the rest. Rules across fields, which the type cannot say, so the
+document says them beside the type's own schema."""
 
 
 def _request_components() -> dict[str, Any]:
