@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from shoe.cli.exit_codes import Exit
-from shoe.cli.output import Refused, emit
+from shoe.cli.output import Refused, columns, emit
 
 URL_ENV = "SHOE_FLOOR_URL"
 EPILOG = f"""\
@@ -135,13 +135,16 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _rounds_text(d: dict[str, Any]) -> str:
+    """One row a round, each column as wide as its widest cell: a round id is 40 characters, a timestamp
+    with microseconds 32, so fixed widths pushed every later column out of line."""
     if not d["rounds"]:
         return "no rounds"
-    lines = [f"{'table':<16} {'round':<22} {'game':<16} {'jur':<4} {'opened':<28} {'entries':>7}  closed"]
-    for r in d["rounds"]:
-        lines.append(f"{r['table_name']:<16} {r['round_id']:<22} {r['game'] or '?':<16} {r['jurisdiction'] or '?':<4} "
-                     f"{r['opened'] or '?':<28} {r['entries']:>7}  {r['closed'] or 'live'}")  # fmt: skip
-    return "\n".join(lines)
+    rows = [
+        (r["table_name"], r["round_id"], r["game"] or "?", r["jurisdiction"] or "?", r["opened"] or "?",
+         r["entries"], r["closed"] or "live")
+        for r in d["rounds"]
+    ]  # fmt: skip
+    return columns(("table", "round", "game", "jur", "opened", "entries", "closed"), rows, right=frozenset({5}))
 
 
 @_guarded
