@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,29 @@ SEATS = (1, 2, 3)
 RETRY_S = 2.0  # a reset before any answer is retried after this (a 503 says its own Retry-After)
 CYCLE = (("/v1/rounds", ROUND), ("/v1/round/no-more-bets", {}), ("/v1/round/void", {"cause": "other"}))
 
+
+
+def _ready(reading: Iterable[socket.socket], writing: Iterable[socket.socket], timeout_s: float) -> tuple[
+    list[socket.socket], list[socket.socket]
+]:
+    """The sockets ready to read (an answer, a close, an error) and to write (connected, or failed).
+
+    poll, not select: select() refuses any descriptor past 1,023, and a flood of 1,000 sockets in a process
+    that already holds a few dozen (a test worker) goes past it."""
+    poller = select.poll()
+    by_fd: dict[int, tuple[socket.socket, bool]] = {}
+    for sock in reading:
+        by_fd[sock.fileno()] = (sock, True)
+        poller.register(sock, select.POLLIN)
+    for sock in writing:
+        by_fd[sock.fileno()] = (sock, False)
+        poller.register(sock, select.POLLOUT)
+    readable: list[socket.socket] = []
+    writable: list[socket.socket] = []
+    for fd, _mask in poller.poll(timeout_s * 1000):
+        sock, is_reading = by_fd[fd]
+        (readable if is_reading else writable).append(sock)
+    return readable, writable
 
 class Dealer:
     """The dealer's POSTs, each over a fresh connection or one keep-alive connection."""
@@ -133,7 +156,7 @@ class SlowLoris:
             self.opened.set()
             line, next_line = 0, time.monotonic() + self.every_s
             while not self.stop.wait(POLL_S):
-                answered, _, _ = select.select(socks, [], [], 0)  # a 503, a 408 or a close: open it again
+                answered, _ = _ready(socks, (), 0)  # a 503, a 408 or a close: open it again
                 kept = [sock for sock in socks if sock not in answered]
                 for sock in answered:
                     sock.close()
@@ -185,7 +208,7 @@ class ReopeningFlood:
         head = f"GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n".encode()
         try:
             while not self.stop.is_set() and time.monotonic() < deadline:
-                readable, writable, _ = select.select(list(live), list(pending), [], 0.05)
+                readable, writable = _ready(live, pending, 0.05)
                 now = time.monotonic()
                 for sock in writable:
                     pending.discard(sock)

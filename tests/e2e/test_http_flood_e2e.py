@@ -17,7 +17,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,6 +37,29 @@ def threads_of(pid: int) -> int:
             return int(line.split()[1])
     raise AssertionError(f"no Threads line for pid {pid}")
 
+
+
+def _ready(reading: Iterable[socket.socket], writing: Iterable[socket.socket], timeout_s: float) -> tuple[
+    list[socket.socket], list[socket.socket]
+]:
+    """The sockets ready to read (an answer, a close, an error) and to write (connected, or failed).
+
+    poll, not select: select() refuses any descriptor past 1,023, and a flood of 1,000 sockets in a process
+    that already holds a few dozen (a test worker) goes past it."""
+    poller = select.poll()
+    by_fd: dict[int, tuple[socket.socket, bool]] = {}
+    for sock in reading:
+        by_fd[sock.fileno()] = (sock, True)
+        poller.register(sock, select.POLLIN)
+    for sock in writing:
+        by_fd[sock.fileno()] = (sock, False)
+        poller.register(sock, select.POLLOUT)
+    readable: list[socket.socket] = []
+    writable: list[socket.socket] = []
+    for fd, _mask in poller.poll(timeout_s * 1000):
+        sock, is_reading = by_fd[fd]
+        (readable if is_reading else writable).append(sock)
+    return readable, writable
 
 class SlowLoris:
     """``count`` connections that each send a request line, then one header line every ``every_s``."""
@@ -151,6 +174,7 @@ class ReopeningFlood:
         self.port, self.count, self.every_s = port, count, every_s
         self.stop = threading.Event()
         self.reopened = 0
+        self.failed: str | None = None  # why the flood's thread ended early (a test that never flooded proves nothing)
         self.ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="reopening-flood", daemon=True)
 
@@ -170,7 +194,7 @@ class ReopeningFlood:
             for _ in range(self.count):
                 pending[self._open()] = 0.0  # type: ignore[index]
             while not self.stop.is_set() and time.monotonic() < deadline:
-                readable, writable, _ = select.select(list(live), list(pending), [], 0.05)
+                readable, writable = _ready(live, pending, 0.05)
                 now = time.monotonic()
                 for sock in writable:
                     del pending[sock]
@@ -197,6 +221,9 @@ class ReopeningFlood:
                             sock.close()
                 if now >= started + 1.0:  # every connection tried once by now (loopback connects are quick)
                     self.ready.set()
+        except Exception as exc:
+            self.failed = f"{type(exc).__name__}: {exc}"
+            raise
         finally:
             self.ready.set()
             for sock in [*pending, *live]:
@@ -237,6 +264,7 @@ def test_a_thousand_reopening_slow_connections_leave_the_dealer_every_request(ta
             time.sleep(0.1)
         statuses = [_dealer_get(port, "/v1/round" if i % 2 else "/v1/status") for i in range(40)]
         reopened = flood.reopened
+    assert flood.failed is None, f"the flood stopped early: {flood.failed}"
     assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
     assert reopened > 0, "the flood never reopened: the test did not reproduce the attack"
     assert table.shoed.proc.alive()
@@ -303,6 +331,7 @@ def test_a_hard_open_file_limit_too_low_still_leaves_the_dealer_served_under_the
                 time.sleep(2.0)
                 status = _dealer_get(port, "/v1/round" if i % 2 else "/v1/status")
             statuses.append(status)
+    assert flood.failed is None, f"the flood stopped early: {flood.failed}"
     assert statuses == [200] * 40, f"{statuses.count(200)} of 40 answered 200: {statuses}"
     assert shoed.proc.alive()
     assert "open-file limit too low for the HTTP bounds" in shoed.proc.log.read_text(errors="replace")
