@@ -1,5 +1,5 @@
-"""Rows 1-3 of issue 16's table (``bench/goals.py``): the link's dispense and the codec's decode, each
-against what the same bytes cost without our code, measured in the same run, interleaved.
+"""Rows 1-3 of the performance goals' table (``bench/goals.py``, docs/performance.md): the link's dispense
+and the codec's decode, each against what the same bytes cost without our code, measured in the same run, interleaved.
 
 - dispense round trip: ``ShoeClient.dispense(2)`` against the instant emulator in its own process on a
   pty, vs plain pyserial writing the same request bytes to a pty peer (``bench/_echo.py``) that

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Issue 16's table, one line per row, each a ratio against its reference measured in this run.
+"""The performance goals' table (docs/performance.md), one line per row, each a ratio against its reference
+measured in this run.
 
 The references (what the same work costs without our Python bookkeeping) and how each is measured are
 in ``bench/_goals_link.py`` (dispense round trip, client CPU, frame decode), ``bench/_goals_games.py``

@@ -1,4 +1,4 @@
-"""How the link's reader thread hands a request its answer (issue 16): one lock, no ``Event``.
+"""How the link's reader thread hands a request its answer: one lock, no ``Event``.
 
 :class:`Pending` is the one request in flight. The hand-off is a bare lock held from the start and
 released by the reader when the answer is in: one futex wake and one wait per request, where an

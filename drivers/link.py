@@ -251,7 +251,7 @@ class Link:
 
         The reader would otherwise write it before waking the requester, on the answer's path, and
         the shoe would read it apart from the request that follows at once (a dispense's QUERY after
-        its STARTED and events): one write and one wake-up of the shoe for both (issue 16). What is
+        its STARTED and events): one write and one wake-up of the shoe for both. What is
         held at the end goes out then; one thread holds at a time (another's requests ack as usual).
         """
         if not self._acks_lock.acquire(blocking=False):
@@ -411,7 +411,7 @@ class Link:
                 if self._leftover:
                     self._dispatch(b"")
                 continue
-            # A transport that wakes its reader on close may wait long: an idle link then sleeps (issue 16).
+            # A transport that wakes its reader on close may wait long: an idle link then sleeps.
             wait = IDLE_READ_S if getattr(self._transport, "wakes_on_close", False) else self.timeouts.read_poll
             try:
                 data = self._transport.read(wait)
@@ -432,7 +432,7 @@ class Link:
 
         The answer is handed over last: the requester then runs once, with the events of the same
         read (a dispense's STARTED comes with its CARD_READs and STACK_READY from an instant shoe)
-        already delivered, and without taking the GIL back and forth with this thread (issue 16).
+        already delivered, and without taking the GIL back and forth with this thread.
         """
         self._batching = True
         try:

@@ -3,7 +3,7 @@
 ``encode(message, seq)`` gives wire bytes; ``decode(frame)`` gives a message or raises
 ``MessageError`` carrying the NAK code a shoe would answer with.
 
-Each message type's layout is compiled once, at import (:class:`Layout`, issue 16): its field names
+Each message type's layout is compiled once, at import (:class:`Layout`): its field names
 (no field list looked up per message) and its leading run of fixed-size fields (integers, bools,
 one-byte enums, cards, card reads) as one ``struct.Struct`` with a converter per field, so that a
 CARD_READ event decodes with one ``unpack_from`` and a table lookup for its card read instead of four
@@ -99,7 +99,7 @@ class Layout:
 
     ``decode`` is generated per class (:meth:`_compile`): one ``unpack_from``, a dict lookup per
     converted field, the list of card reads (STACK_READY, DISPENSE_REPORT) in one more ``unpack_from``,
-    and one call of the message class (issue 16). It raises only ``_FAST_ERRORS`` on a payload it does
+    and one call of the message class. It raises only ``_FAST_ERRORS`` on a payload it does
     not take, and then :func:`_decode_generic` gives the answer.
     """
 

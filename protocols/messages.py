@@ -5,7 +5,7 @@ See ``SPEC.md`` for the meaning of every field and the rules of the exchange.
 
 The messages are frozen ``msgspec.Struct`` classes (they were frozen dataclasses): the same fields,
 positional and keyword construction, defaults, equality, hash, repr and immutability, but built in C,
-which is most of what decoding a frame costs in Python (issue 16). ``msgspec.structs.replace`` and
+which is most of what decoding a frame costs in Python. ``msgspec.structs.replace`` and
 ``msgspec.structs.fields`` stand in for their ``dataclasses`` namesakes. A message holds only numbers,
 text, bytes, enums and tuples of frozen values, so it never takes part in a reference cycle
 (``gc=False``: the collector does not track messages).

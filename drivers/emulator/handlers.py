@@ -46,7 +46,7 @@ from protocols.fields import CardRead, LoggedEvent
 from protocols.framing import MAX_PAYLOAD, Frame
 
 log = structlog.get_logger(__name__)
-_debug = logging.getLogger(__name__).isEnabledFor  # per-dispense lines: built only when shown (issue 16)
+_debug = logging.getLogger(__name__).isEnabledFor  # per-dispense lines: built only when shown
 
 CAPABILITIES = int(Capability.DISPENSE | Capability.SCAN | Capability.DECK_CHECK | Capability.TRAY_SENSOR
                    | Capability.EVENT_LOG | Capability.SELF_TEST | Capability.FAULT_INJECTION

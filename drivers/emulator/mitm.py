@@ -1,4 +1,4 @@
-"""A man in the middle on the shoe link, for tests and the lying-shoe soak (issue 10, break 8).
+"""A man in the middle on the shoe link, for tests and the lying-shoe soak.
 
 :class:`ManInTheMiddle` wraps the host's :class:`~drivers.transport.Transport`. Every frame the shoe
 sends is decoded and handed to the rules in turn; a rule may let it pass, drop it, or replace it with

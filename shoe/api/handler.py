@@ -4,7 +4,7 @@ Every refusal is the error envelope: the HTTP layer's own (``ApiError``), the se
 (``ServiceError``, with the rule it cites), the stdlib parser's (a malformed request line), and a
 bug (``500 internal``, traceback to the log only).  Each request is logged as one line (method,
 path, status, role, duration), never with a body: bodies may hold cards once a seat is settled; a
-refusal (4xx, 5xx) at info, a success at debug (the journal records every action; issue 16).
+refusal (4xx, 5xx) at info, a success at debug (the journal records every action).
 
 Before anything else a request must name this server in ``Host`` and, when it sends one, come from
 this server's own ``Origin`` (``shoe.api.origin``); every POST must say ``Content-Type:
@@ -63,7 +63,7 @@ def _error(
 
 class Handler(HeadParsing, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    # An event stream's writes (and, before issue 16, every answer's headers and body) go out in separate
+    # An event stream's writes (and, once, every answer's headers and body) go out in separate
     # sends: with Nagle on, the second waited ~40 ms for the client's delayed ACK (bench/service.py
     # measured 975 -> 75 ms/round on keep-alive).
     disable_nagle_algorithm = True
@@ -188,7 +188,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
     def _done(self, status: int, start: float) -> None:
         self.server.api.counters.request(self.command, status)
         if status < 400 and not _stdlog.isEnabledFor(logging.DEBUG):
-            return  # a success at debug, checked before structlog builds the line (issue 16)
+            return  # a success at debug, checked before structlog builds the line
         (log.info if status >= 400 else log.debug)(
             "request",
             method=self.command,
@@ -318,7 +318,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(reply.body)))
         if self.close_connection:
             self.send_header("Connection", "close")
-        # end_headers(), with the body in the same send (issue 16: one send a request, not two; each is a
+        # end_headers(), with the body in the same send (one send a request, not two; each is a
         # syscall and a loopback segment). An HTTP/0.9 request gets the body alone, as end_headers() does.
         buffer: list[bytes] = self.__dict__.setdefault("_headers_buffer", [])
         if self.request_version != "HTTP/0.9":

@@ -76,7 +76,7 @@ class ApiCounters:
             method = "OTHER"
         key = (method, status)
         child = self._request_children.get(key)
-        if child is None:  # labels() once per method and status, not once per request (issue 16)
+        if child is None:  # labels() once per method and status, not once per request
             child = self._request_children.setdefault(key, self._requests.labels(method=method, code=str(status)))
         child.inc()
 

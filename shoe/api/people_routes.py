@@ -1,4 +1,4 @@
-"""The people routes (issue 13, docs/people.md): sign-in, sign-out, who am I, managing employees.
+"""The people routes (docs/people.md): sign-in, sign-out, who am I, managing employees.
 
 ``POST /v1/sessions`` takes a badge and PIN and needs no token (it is how the display gets one);
 every other route needs one. Managing employees (``/v1/people...``) follows the separation of duties

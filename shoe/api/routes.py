@@ -118,7 +118,7 @@ def _shoe_counters(req: Request) -> Reply:
 def _submit(action: str, status: int = 200, headers: Mapping[str, str] | None = None) -> Handler:
     def handler(req: Request) -> Reply:
         assert req.role is not None
-        by = getattr(req.principal, "by", None)  # the employee, named by every entry this causes (issue 13)
+        by = getattr(req.principal, "by", None)  # the employee, named by every entry this causes
         answer = req.service.submit(action, req.params, req.role, by) if by else req.service.submit(
             action, req.params, req.role)  # fmt: skip
         if "awaiting_approval" in answer:  # the step waits for a second person (shoe.service.approvals)

@@ -96,7 +96,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
     def serve_forever(self, poll_interval: float = ACCEPT_WAIT_S) -> None:
         """Accept until ``shutdown()``: one ``select`` on the listening socket and the wake socket, so an idle
-        server sleeps instead of polling (issue 16: the stdlib's loop woke every ``poll_interval``)."""
+        server sleeps instead of polling (the stdlib's loop woke every ``poll_interval``)."""
         self._served.clear()
         try:
             with selectors.DefaultSelector() as selector:

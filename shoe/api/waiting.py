@@ -36,7 +36,7 @@ MAX_BODY = 64 * 1024  # as shoe.api.handler.MAX_BODY: a larger body is refused t
 TICK_S = 0.5
 EVICTIONS_BEHIND = 64  # evictions the room's thread has yet to answer before the accept thread waits for it
 CATCH_UP_S = 1.0  # how long the accept thread waits for that; still behind then, a newcomer is refused unheard
-IDLE_S = 60.0  # the longest sleep with no socket waiting and no refusal to log: an arrival wakes it (issue 16)
+IDLE_S = 60.0  # the longest sleep with no socket waiting and no refusal to log: an arrival wakes it
 
 _MESSAGES = {
     "connections": "the table service is at its connection limit",

@@ -62,7 +62,7 @@ def execute(owner: Owner, cmd: Command) -> None:
     result: dict[str, Any] | None = None
     error: ServiceError | None = None
     failure: Exception | None = None
-    owner.sink.by = cmd.by  # every entry this command causes names who asked (issue 13)
+    owner.sink.by = cmd.by  # every entry this command causes names who asked
     try:
         if owner.stopping:
             raise ServiceError("stopping", "the service is stopping", kind=ErrorKind.UNAVAILABLE)
@@ -99,7 +99,7 @@ def execute(owner: Owner, cmd: Command) -> None:
         cmd.future.set_exception(error)
         return
     assert result is not None
-    # Per action at debug: the journal records every accepted action, and the API logs each request (issue 16).
+    # Per action at debug: the journal records every accepted action, and the API logs each request.
     if _DEBUG.isEnabledFor(logging.DEBUG):  # not even built otherwise: structlog runs its processors first
         log.debug("action accepted", state=run.state if run else None, **fields)
     reply = {"action": cmd.action, "round_id": run.round_id if run else None, "state": run.state if run else None}
@@ -107,7 +107,7 @@ def execute(owner: Owner, cmd: Command) -> None:
 
 
 def batched(owner: Owner, action: str) -> bool:
-    """Whether ``action``'s journal entries are committed together (group commit, issue 16).
+    """Whether ``action``'s journal entries are committed together (group commit).
 
     A round action or a round's opening: the records it writes are queued and committed in one
     transaction before the shoe is asked for anything (``RoundDesk`` flushes before each shoe command),
@@ -161,7 +161,7 @@ def dispatch(owner: Owner, action: str, params: Mapping[str, Any] | msgspec.Stru
     if entry.scope is Scope.OPEN:
         if live and run is not None:
             raise ServiceError("round-live", f"round {run.round_id} is still live", hint="finish or void it first")
-        owner.integrity.refuse_rounds()  # a program or firmware verification alarm (issue 17) names its cause
+        owner.integrity.refuse_rounds()  # a program or firmware verification alarm names its cause
         owner.supervisor.refuse_if_alarmed()
         assert isinstance(request, rq.OpenMississippi | rq.OpenStud)
         return open_round(owner, request)

@@ -1,4 +1,4 @@
-"""Approvals as a step of the round (issue 13): a second person, with their own credential, approves.
+"""Approvals as a step of the round: a second person, with their own credential, approves.
 
 An employee's command that the procedure puts under a second person waits "awaiting approval"
 instead of running; the journal has the request (kind ``approval``, ``requested``, ``by`` the
@@ -79,11 +79,11 @@ class Gate:
 
 
 GATES: Mapping[str, Gate] = {
-    "void": Gate("void", ("floorperson",), "casino procedure: a supervisor approves a void (issue 13)"),
+    "void": Gate("void", ("floorperson",), "casino procedure: a supervisor approves a void"),
     "payout": Gate("payout", ("floorperson",), "PA 655a.11(i)(4)(i)(C), (i)(4)(iii)(B)"),
-    "tamper": Gate("tamper", ("floorperson", "surveillance"), "issue 13: a tamper fault is cleared under supervision"),
+    "tamper": Gate("tamper", ("floorperson", "surveillance"), "a tamper fault is cleared under supervision"),
     "maintenance-dispense": Gate(
-        "maintenance-dispense", ("floorperson",), "issue 13: a maintenance dispense from the shift's checked deck"
+        "maintenance-dispense", ("floorperson",), "a maintenance dispense from the shift's checked deck"
     ),
     "hand-entered-card": Gate(
         "hand-entered-card",

@@ -1,4 +1,4 @@
-"""The ``approval`` journal entries (issue 13): a step waiting for a second person, and its fate (pure).
+"""The ``approval`` journal entries: a step waiting for a second person, and its fate (pure).
 
 Tagged by ``action``: ``requested`` (``by``: who asked), ``approved`` / ``rejected`` (``by``: who
 decided), ``refused`` (``by``: who tried to decide and may not: their own request, a role that may

@@ -35,7 +35,7 @@ __all__ = ["HTTP_ENV", "ConfigError", "ServiceConfig", "load_config", "parse_htt
 
 DEFAULT_PORT = "emu://?autoload=1"
 """The embedded default (no ``shoe.port`` anywhere): the emulator, loading the next deck by itself after each
-stub, so the README's run command deals round after round (issue 12). A port given names its own options."""
+stub, so the README's run command deals round after round. A port given names its own options."""
 DEFAULT_HTTP = ("127.0.0.1", 8470)
 HTTP_ENV = "SHOED_HTTP"
 """``SHOED_HTTP=HOST:PORT``: the default of ``[http] host`` and ``port`` (a file's keys and ``--http`` win), so

@@ -55,7 +55,7 @@ def _dsn_problem(url: str) -> str | None:
 
 
 def people(raw: Mapping[str, Any], config_path: Path | None) -> dict[str, Any]:
-    """``[people]`` (issue 13, docs/people.md): the store's path, the idle sign-out, the PIN lockout."""
+    """``[people]`` (docs/people.md): the store's path, the idle sign-out, the PIN lockout."""
     out: dict[str, Any] = {"session_idle": seconds_value("people.session_idle", raw.get("session_idle", 900.0),
                                                    high=86400.0)}  # fmt: skip
     tries = raw.get("pin_tries", 5)

@@ -46,7 +46,7 @@ log = structlog.get_logger("shoe.service")
 GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun.game: StudRun}
 STOP, KILL = "__stop__", "__kill__"
 READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
-PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread (issue 13)
+PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread
 APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.approvals)
 TABLES_AFTER_S = 1.0  # the hand tables are built this long after READY (TableService._build_tables)
 TICK_S = 2.0  # the longest the owner sleeps; it wakes sooner when work is due (Owner.next_command)
@@ -150,7 +150,7 @@ class TableService:
             self.on_owner_end()
 
     def _build_tables(self) -> None:
-        """Build the hand evaluator's tables (~0.4 s) :data:`TABLES_AFTER_S` after READY (issue 16).
+        """Build the hand evaluator's tables (~0.4 s) :data:`TABLES_AFTER_S` after READY.
 
         Not before READY (on first use they stalled the first settlement of the day), nor beside the boot
         or its first second (they took the GIL from it: every syscall of the boot, the link's resync after
@@ -298,7 +298,7 @@ class TableService:
             "round": copy.deepcopy(shown.summary),
             "deck": copy.deepcopy(shown.deck),
             "floor": None if self.floor_status is None else self.floor_status(),
-            "integrity": self._owner.integrity.status(),  # the program's and the shoe's verification (issue 17)
+            "integrity": self._owner.integrity.status(),  # the program's and the shoe's verification
         }
 
     def metrics_snapshot(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The deck cycle on the service side (issue 12; SPEC §11): which deck the shoe holds, and whether a round
+"""The deck cycle on the service side (SPEC §11): which deck the shoe holds, and whether a round
 may be dealt from it.
 
 States (docs/service.md, "The deck cycle"): ``awaiting-deck`` -> ``loaded`` -> ``checked`` -> ``in-play``
@@ -179,7 +179,7 @@ class DeckCycle:
     def emulator(self) -> EmulatedShoe | Path | None:
         """What the load action reaches: the in-process emulator, or an emulator's control socket."""
         shoe, device = getattr(self.supervisor.transport, "shoe", None), sys.modules.get("drivers.emulator.device")
-        return shoe if device and isinstance(shoe, device.EmulatedShoe) else self.config.emulator_control  # issue 16
+        return shoe if device and isinstance(shoe, device.EmulatedShoe) else self.config.emulator_control
 
     def view(self) -> dict[str, Any]:
         """The deck as any role may see it (docs/api.md, "Deck"; declared in shoe.service.visibility)."""

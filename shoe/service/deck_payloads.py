@@ -1,6 +1,6 @@
 """The typed payloads of the ``deck`` journal entry kind (pure): a deck loaded, checked, released.
 
-The deck cycle (issue 12; docs/service.md, "The deck cycle") journals every load and check before the
+The deck cycle (docs/service.md, "The deck cycle") journals every load and check before the
 service's deck state changes (docs/journal.md, "Journal before state"). ``event`` is the tag field.
 Card faces here are those of a deck check (missing, duplicate, foreign cards, in card order, never the
 load order: SPEC §9, §11); ``who`` says where the fact came from: ``shoe`` (its DECK_LOADED event),

@@ -3,7 +3,7 @@
 ``append`` goes to the journal sink, ``dispense``/``scan``/``release_stub`` to the link supervisor,
 ``drain`` to the owner thread's queue (shoe items that arrived meanwhile; they may pause the round).
 The desk also answers for what the shoe says against the round: a contradiction outside a dispense is
-an alarm and a misdeal (issue 10 break 8). Only the owner thread calls it.
+an alarm and a misdeal. Only the owner thread calls it.
 """
 
 from __future__ import annotations

@@ -73,8 +73,8 @@ class EntryKind(StrEnum):
     FAULT = "fault"  # a shoe fault raised or cleared, an alarm
     TECHNICIAN = "technician"  # maintenance between rounds
     DECK = "deck"  # a deck loaded, checked, released (the deck cycle, shoe.service.deck)
-    PEOPLE = "people"  # employees managed, signed in and out, refused (issue 13, docs/people.md)
-    APPROVAL = "approval"  # a step awaiting a second person's approval, and its fate (issue 13)
+    PEOPLE = "people"  # employees managed, signed in and out, refused (docs/people.md)
+    APPROVAL = "approval"  # a step awaiting a second person's approval, and its fate
 
 
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
@@ -155,7 +155,7 @@ def parse_entry(kind: str, data: Mapping[str, Any]) -> Payload:
         raise JournalDataError(f"a {k.value!r} entry's data must be a mapping, not {type(data).__name__}")
     tagged = _TAGGED.get(k)
     # The one payload type its tag names (a tagged union converts by looking the tag up anyway, at far more
-    # cost per call: issue 16); an unknown or missing tag goes to the union, whose refusal names the tag.
+    # cost per call); an unknown or missing tag goes to the union, whose refusal names the tag.
     tag = data.get(tagged[0]) if tagged else None
     target: Any = (isinstance(tag, str) and _BY_TAG[k].get(tag)) or _UNIONS.get(k) or _type_of(k, data)
     what = f"{k.value!r} entry"

@@ -26,7 +26,7 @@ __all__ = ["KEPT", "EventFeed", "Held", "json_bytes"]
 KEPT = 2_000
 """Events held for resuming streams: about 50 four-seat rounds, the window a restart refills
 (``shoe.service.sink.FEED_REFILL`` entries), so a long run holds no more than a fresh start does
-(issue 16: 10,000 held were ~8 MiB of a 60 MB budget). Older cursors resume from the oldest held."""
+(10,000 held were ~8 MiB of a 60 MB budget). Older cursors resume from the oldest held."""
 
 EntryRow = tuple[int, str, str, "str | None", Mapping[str, Any]]
 """(seq, ts, kind, round_id, data) of one journal entry, what :meth:`EventFeed.refill_from` reads."""
@@ -70,7 +70,7 @@ class EventFeed:
 
     def refill_from(self, read: Callable[[], Iterable[EntryRow]], upto: int) -> None:
         """The journal's entries up to ``upto`` (the last at the start) are the feed's history, read by
-        ``read`` when a client first asks for a cursor below ``upto``, not now (issue 16: start to first
+        ``read`` when a client first asks for a cursor below ``upto``, not now (start to first
         200 independent of the journal; the 2,000 entries read and projected were ~150 ms of a start).
 
         ``read`` yields the entries the feed may hold, oldest first (the journal is thread-safe);

@@ -68,7 +68,7 @@ class Command:
     params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.requests, or a mapping to convert
     role: Any
     future: Future[dict[str, Any]]
-    by: Mapping[str, str] | None = None  # the employee who asked (issue 13): named by every entry it causes
+    by: Mapping[str, str] | None = None  # the employee who asked: named by every entry it causes
 
 
 class Owner:
@@ -97,9 +97,9 @@ class Owner:
                               drain=self.drain, round_load=self._round_load)  # fmt: skip
         self.desk.deck_gate = self.deck.for_round
         self.desk.loader = self.deck.load_on_top
-        self.integrity = Integrity(config.verify, self.sink, self.supervisor)  # program and firmware (issue 17)
-        self.floor_watch = FloorWatch(self.supervisor)  # the floor's refusal, journaled here (issue 14)
-        self.approvals = Approvals()  # steps awaiting a second person (issue 13)
+        self.integrity = Integrity(config.verify, self.sink, self.supervisor)  # program and firmware
+        self.floor_watch = FloorWatch(self.supervisor)  # the floor's refusal, journaled here
+        self.approvals = Approvals()  # steps awaiting a second person
 
     def _round(self) -> RoundRun | None:
         return self.desk.run
@@ -153,7 +153,7 @@ class Owner:
     def next_command(self, longest: float) -> Command | ShoeItem | None:
         """The next item, or None when the next tick is due first: the wait is until the nearest deadline
         of the tick's work (a checkpoint, a program check, a reconnect, a status poll), ``longest`` at most
-        (issue 16: no fixed tick, so an idle owner wakes about once every ``longest`` seconds)."""
+        (no fixed tick, so an idle owner wakes about once every ``longest`` seconds)."""
         self.sink.begin_item()  # what the next item changes is counted from here
         if self.deferred:
             return self.deferred.popleft()

@@ -1,4 +1,4 @@
-"""The ``people`` journal entries (issue 13): employees managed, signed in and out, refused (pure).
+"""The ``people`` journal entries: employees managed, signed in and out, refused (pure).
 
 Tagged by ``action``. No payload has a field for a PIN, a token, a token's digest or a badge number:
 ``forbid_unknown_fields`` refuses an entry that tries to carry one, so a change of the people desk

@@ -59,7 +59,7 @@ class JournalFacts:
 def scan_journal(journal: Journal) -> JournalFacts:
     """What a start needs from the journal: the open round, the last dispense known, where events resume.
 
-    Read through the journal's indexes, not the whole journal (issue 16, start time independent of the
+    Read through the journal's indexes, not the whole journal (start time independent of the
     journal's size): the last ``service`` entry (a start or stop, which records the position then), the
     entries after it, and the last round's entries. Only one round is ever live (the desk refuses a new
     one while one is), so the round still open, if any, is the last one opened.
@@ -218,7 +218,7 @@ def read_stack(client: ShoeClient, dispense_id: int) -> tuple[tuple[CardRead, ..
     return None, f"stack {dispense_id} is {report.phase.name.lower().replace('_', ' ')} in the shoe"
 
 
-# -- the shoe's position against the journal's, at every connect (issue 10, break 5) -------------------
+# -- the shoe's position against the journal's, at every connect -------------------
 
 POSITION_EVENT = "shoe-position"
 """The ``link`` entry journaled at every connect: the shoe's serial, last dispense id and lifetime counters."""
@@ -255,7 +255,7 @@ def journal_position(journal: Journal) -> ShoePosition:
 def _last_position(journal: Journal) -> Entry | None:
     """The last ``shoe-position`` entry, looked for backwards in windows of seq that double from
     :data:`POSITION_WINDOW`: the link entries near the end, not every one of the journal (a connect
-    writes one; issue 16, start independent of the journal's size). None: the journal has none."""
+    writes one; start independent of the journal's size). None: the journal has none."""
     last = journal.last("link")
     if last is None:
         return None
@@ -295,7 +295,7 @@ def judge_position(
     *,
     in_doubt: int = 0,
 ) -> PositionVerdict:
-    """The shoe's last dispense id and card counter against the journal's (issue 10 break 5; rules digest,
+    """The shoe's last dispense id and card counter against the journal's (rules digest,
     "Irregularities": a card the journal cannot account for is never a fresh start).
 
     ``in_doubt`` cards (and one dispense id) belong to a paused round's announced stack that

@@ -5,7 +5,7 @@ Pure (no I/O): the HTTP layer decodes a body straight into one of these (:func:`
 play-script loader reuses the same constrained values (``Seat``, ``Cents``, ``CardCode``). Past the
 edge every function takes typed values; nothing downstream sees ``dict[str, Any]`` request data.
 
-What the edge guarantees (issue 10 breaks 1, 2 and 9; issue 11 point 2):
+What the edge guarantees:
 
 - strict JSON: ``NaN``/``Infinity`` are not JSON, integers are integers (``"5"``, ``true`` and
   ``5.5`` are refused; ``5.0`` is the number 5, as in JSON Schema), no unknown field
@@ -15,7 +15,7 @@ What the edge guarantees (issue 10 breaks 1, 2 and 9; issue 11 point 2):
   profile does not have), amounts in whole cents up to :data:`MAX_CENTS`, card codes by pattern,
   names and free text printable with no control character, bounded lengths;
 - no lone UTF-16 surrogate (``"\\ud800"``) anywhere: it is not text, and the journal's hash step
-  cannot encode it (issue 10 break 2);
+  cannot encode it;
 - bounded depth and size: a typed decode stops at the first value of the wrong shape (a
   30,000-deep array fails at its first level), integers beyond 64 bits are refused.
 

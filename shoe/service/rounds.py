@@ -187,7 +187,7 @@ class RoundRun(ABC):
         return record, self.paused or self.terminal
 
     def _check_moved(self, desk: Desk, stack: Stack, journaled_before: int) -> None:
-        """Cards the shoe's counter moved in this round against cards this round journaled (issue 10).
+        """Cards the shoe's counter moved in this round against cards this round journaled.
 
         The driver checked the stack against the counters; this checks what the round made of it. The base
         is taken at the first dispense this process makes for the round (a rebuilt round keeps its cards).

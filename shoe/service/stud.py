@@ -48,7 +48,7 @@ class StudRun(RoundRun):
         table = request.table.given()
         seats = stud_seats(request.seats)
         jurisdiction = get_profile(cls.game, request.jurisdiction or "NJ").jurisdiction
-        remaining, deck = desk.deck_for_round()  # one checked deck a hand, as Mississippi (issue 12)
+        remaining, deck = desk.deck_for_round()  # one checked deck a hand, as Mississippi
         stub = 52 if remaining is None else remaining
         hand = StudHand(StudTableConfig.from_mapping(dict(table)), seats, stub_size=stub)
         opened = {

@@ -208,7 +208,7 @@ class LinkSupervisor:
         self.shown.link = "down"
 
     def _check_position(self, client: ShoeClient, status: m.Status) -> None:
-        """At connect: the shoe's last dispense id and counters against the journal's (issue 10 break 5).
+        """At connect: the shoe's last dispense id and counters against the journal's.
 
         A shoe ahead (cards moved that the journal never saw) is an alarm that refuses new rounds until a
         technician acknowledges it; a shoe behind (new, replaced, a fresh emulator) is journaled as such.
@@ -257,7 +257,7 @@ class LinkSupervisor:
             self.alarm = data
 
     def refuse_if_alarmed(self) -> None:
-        """``open-round`` is refused while an alarm waits for a technician (issue 10 break 5)."""
+        """``open-round`` is refused while an alarm waits for a technician."""
         if self.alarm is not None:
             raise ServiceError(
                 "shoe-alarm",

@@ -257,7 +257,7 @@ _DECK_CHECK = {name: ALWAYS for name in ("ok", "count", "back", "missing", "extr
 """A deck check's fields (the ``deck`` entry and the deck view's ``check``): counts, faces of a refused deck."""
 
 _BY = {"by": ALWAYS}
-"""The employee an entry names (issue 13): on every kind, shown to every role (an id and a name)."""
+"""The employee an entry names: on every kind, shown to every role (an id and a name)."""
 
 PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
     {
@@ -369,7 +369,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
         # The deck cycle: a deck check's faces name cards of a deck that failed and is never dealt from (an
         # accepted deck has none to name), in card order: never the load order (SPEC §9, §11).
         EntryKind.DECK: _v(**_BY, **_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS, cause=ALWAYS),
-        # Who did what (issue 13): ids, names, roles and reasons; no payload has a credential to show.
+        # Who did what: ids, names, roles and reasons; no payload has a credential to show.
         EntryKind.PEOPLE: _v(**_BY, action=ALWAYS, employee_id=ALWAYS, name=ALWAYS, roles=ALWAYS, unlocked=ALWAYS,
                              token_id=ALWAYS, label=TEXT, session_id=ALWAYS, reason=ALWAYS, failures=ALWAYS,
                              credential=ALWAYS, via=ALWAYS, operation=ALWAYS, client=ALWAYS, part=ALWAYS,

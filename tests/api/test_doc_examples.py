@@ -1,4 +1,4 @@
-"""The curl examples of docs/api.md are valid requests (issue 12, item 10): every ``post PATH 'BODY'``
+"""The curl examples of docs/api.md are valid requests: every ``post PATH 'BODY'``
 is decoded with the request type the registry gives that path, as the HTTP edge decodes it; and the
 seven-card stud hand the document walks through plays, call by call, on the real service (journal
 and emulated shoe loaded with the deck the document names) to the answers it documents."""

@@ -1,5 +1,5 @@
 """The typed edge (shoe/service/requests.py): hostile request values are a 400 that names the field, and
-change nothing (issue 10, breaks 1, 2 and 9; issue 11, point 2 and the review's examples).
+change nothing (the attacks found by review, and their examples).
 
 The attack found these through the real ``shoed`` process, so they are replayed against one
 (``real_shoed``): each refused body leaves the process up, the journal where it was and the round

@@ -1,4 +1,4 @@
-"""Bounded HTTP (issue 11 point 7, issue 10 break 6): connections, streams and request time are capped.
+"""Bounded HTTP: connections, streams and request time are capped.
 
 The server here runs with small limits (``Limits(...)``) so that a flood is a few dozen sockets; the
 end-to-end test (tests/e2e/test_http_flood_e2e.py) uses the real ones through a real ``shoed``.

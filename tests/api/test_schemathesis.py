@@ -1,4 +1,4 @@
-"""The OpenAPI document is the contract, checked by a client nobody here wrote (issue 11, point 9).
+"""The OpenAPI document is the contract, checked by a client nobody here wrote.
 
 schemathesis (an OpenAPI-driven property-based fuzzer) reads ``GET /v1/openapi.json`` from a real
 ``shoed`` process with tokens configured and drives every operation with generated requests, valid

@@ -1,4 +1,4 @@
-"""The benchmarks' output (issue 12, section 2, item 19): one short line per figure (at most 400
+"""The benchmarks' output: one short line per figure (at most 400
 characters), each figure with its unit and, for a ratio, the reference it is against; every label
 explained on a line of its own; a reference that is not installed says how to install it."""
 
@@ -49,7 +49,7 @@ def test_protocol_bench_lines() -> None:
 
 
 def test_goals_bench_lines_name_their_reference_and_goal() -> None:
-    """Issue 16's table: each row a ratio against its reference, and its goal."""
+    """The performance goals' table (docs/performance.md): each row a ratio against its reference, and its goal."""
     lines = _run("goals.py", "--quick", "--only", "link")
     _check(lines)
     rows = [line for line in lines if not line.startswith("goals context")]

@@ -1,4 +1,4 @@
-"""Issue 10 break 6 through the real ``shoed``: slow connections must not exhaust threads or starve the dealer.
+"""Through the real ``shoed``: slow connections must not exhaust threads or starve the dealer.
 
 The attack that found it held 984 connections, each sending one header line every 15 s: the server
 kept a thread per connection (988) and the dealer could not finish a round; nothing was logged.  Here

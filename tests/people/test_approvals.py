@@ -1,4 +1,4 @@
-"""Issue 13: approvals as a step of the round, through a real service over HTTP, with employees signed in.
+"""Approvals as a step of the round, through a real service over HTTP, with employees signed in.
 
 A PA progressive payout waits for a floorperson (PA 655a.11(i)(4)(i)(C)); a void waits for a
 floorperson; a community card the reader could not identify is entered by the dealer and confirmed by

@@ -1,4 +1,4 @@
-"""``shoectl users`` as a real process against a real service's HTTP API (issue 13, step 4)."""
+"""``shoectl users`` as a real process against a real service's HTTP API."""
 
 from __future__ import annotations
 

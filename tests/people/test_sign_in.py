@@ -1,4 +1,4 @@
-"""Issue 13: employees, sign-in sessions and the employee named on every entry, through a real service,
+"""Employees, sign-in sessions and the employee named on every entry, through a real service,
 its journal and its employees store over HTTP. Each abuse case is refused, journaled, and changes nothing."""
 
 from __future__ import annotations

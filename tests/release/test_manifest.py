@@ -1,4 +1,4 @@
-"""The manifest and the tree check (issue 17): each change to an installed tree detected and named."""
+"""The manifest and the tree check: each change to an installed tree detected and named."""
 
 from __future__ import annotations
 

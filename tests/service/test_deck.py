@@ -1,4 +1,4 @@
-"""The deck cycle's state machine (shoe.service.deck; issue 12): journal before state, restarts, the gate.
+"""The deck cycle's state machine (shoe.service.deck): journal before state, restarts, the gate.
 
 Unit tests drive ``DeckCycle`` with a journal sink whose append fails (the state must not move); the
 rest run a real ``TableService`` on the emulated shoe in process (real SQLite journal).

@@ -1,4 +1,4 @@
-"""The journal's typed schema (issue 11, point 3): ``shoe.service.entries`` fits what the service writes.
+"""The journal's typed schema: ``shoe.service.entries`` fits what the service writes.
 
 Real rounds through the real service, on the emulated shoe and a real SQLite journal (NY; PA with side
 wagers, the progressive lock-out and the table system's inputs; NJ Mississippi; NJ seven-card stud; a

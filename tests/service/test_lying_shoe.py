@@ -1,4 +1,4 @@
-"""The table service and a lying or broken shoe (issue 10, breaks 8 and 5).
+"""The table service and a lying or broken shoe.
 
 A man in the middle (``drivers.emulator.mitm``) sits between ``shoed``'s owner and the emulated shoe:
 valid frames, correct CRCs. A contradiction is an alarm (a ``fault`` entry) and a misdeal (the round is

@@ -1,4 +1,4 @@
-"""The service layer's shape (issue 11, point 5): the owner composed of parts, no module over 500
+"""The service layer's shape: the owner composed of parts, no module over 500
 lines, and no HTTP status in the service (errors carry a kind; shoe.api maps kinds to statuses)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-// People at the display (issue 13, docs/people.md): sign-in on a touch keypad (badge + PIN),
+// People at the display (docs/people.md): sign-in on a touch keypad (badge + PIN),
 // "signed in: NAME" and sign-out, and the steps awaiting a second person's approval, each approved
 // or rejected by that person signing in on this display for that one decision (their session ends
 // at once). The session token is this tab's token (api.js): every call the page makes then names
