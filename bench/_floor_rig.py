@@ -25,7 +25,7 @@ from typing import Any
 from shoe.journal import GENESIS, Journal
 from shoe.journal.chain import canonical, entry_hash, entry_mac
 from shoe.journal.mac import key_path, load_key
-from shoe.service.shipper import Shipper
+from shoe.service.floor.shipper import Shipper
 
 
 class TimedShipper(Shipper):

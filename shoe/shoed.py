@@ -9,7 +9,7 @@ readiness, pings the watchdog while the owner thread is responsive, and says whe
 Start order: the configuration (the shoe port's URL parsed as its backend would, opening nothing),
 then the HTTP address is bound, then the journal and the shoe: a taken port or a bad key is refused
 in one line before anything is connected or journaled. ``SHOED_HTTP=HOST:PORT`` is the default HTTP
-address (``shoe.service.config.HTTP_ENV``). Exit codes: :data:`EXIT_MEANING`, the one table that
+address (``shoe.service.config.settings.HTTP_ENV``). Exit codes: :data:`EXIT_MEANING`, the one table that
 ``--help`` prints and docs/service.md lists (tests hold both to it).
 """
 
@@ -30,10 +30,10 @@ from drivers.transport import redact_port
 from shoe import logsetup  # before any module that imports structlog: it imports it without rich
 from shoe.journal import JournalError
 from shoe.journal.lock import JournalLocked
-from shoe.service.config import LEVELS, ConfigError, ServiceConfig, load_config
+from shoe.service.config.settings import LEVELS, ConfigError, ServiceConfig, load_config
 from shoe.service.core import TableService
-from shoe.service.integrity import ProgramRefused
 from shoe.service.notify import Notifier, Watchdog
+from shoe.service.verify.integrity import ProgramRefused
 
 __all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
 
@@ -193,7 +193,7 @@ def start_shipper(service: TableService, config: ServiceConfig) -> Any | None:
     """The floor shipper (docs/floor.md), a thread of its own, when ``[floor] url`` is set; None otherwise."""
     if config.floor_url is None:
         return None
-    from shoe.service.shipper import Shipper, ShipperCollector
+    from shoe.service.floor.shipper import Shipper, ShipperCollector
 
     shipper = Shipper(config.journal, config.floor_url, config.floor_table or config.table)
     service.metrics_registry.register(ShipperCollector(shipper))

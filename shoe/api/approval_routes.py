@@ -1,4 +1,4 @@
-"""The approval routes (shoe/service/approvals.py): what waits, and a person's decision.
+"""The approval routes (shoe/service/people/approvals.py): what waits, and a person's decision.
 
 ``GET /v1/approvals`` lists the steps awaiting a second person, then the last decided ones. ``POST
 /v1/approvals/approve`` and ``/reject`` take ``{id}`` and decide with the caller's own credential: a

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from shoe.service.errors import ErrorKind, ServiceError
-from shoe.service.feed import json_bytes
+from shoe.service.journal.feed import json_bytes
 
 __all__ = ["KIND_STATUS", "STATUS_CODES", "ApiError", "envelope", "json_bytes", "service_status"]
 

@@ -2,7 +2,7 @@
 
 Every route in ``shoe.api.routes.ROUTES`` appears once, with the roles that may call it, its request
 body and every error status it can answer, each with the error envelope schema. The request schemas
-are ``msgspec.json.schema_components`` of the same ``shoe.service.requests`` types the server decodes
+are ``msgspec.json.schema_components`` of the same ``shoe.service.api.requests`` types the server decodes
 bodies into (ranges, patterns, lengths, no unknown field), so a schema-valid body is never refused
 for its shape, and a schema-invalid one always is. The event stream is declared as
 ``text/event-stream`` with the schema of one event (OpenAPI 3.1: ``schema`` of a sequential media
@@ -16,7 +16,7 @@ from typing import Any
 
 from shoe.api.errors import STATUS_CODES, json_bytes
 from shoe.api.routes import ROUTES, Route
-from shoe.service.requests import body_required, schemas
+from shoe.service.api.requests import body_required, schemas
 
 __all__ = ["ERROR_STATUSES", "SERVICE_STATUSES", "build_document", "document_bytes"]
 

@@ -29,7 +29,7 @@ from shoe.people.duties import AUTHORITY, Acting
 from shoe.people.errors import PeopleError, SignInRefused
 from shoe.people.store import ROLES, PeopleStore
 from shoe.service import Role, ServiceConfig, ServiceError
-from shoe.service.requests import Empty
+from shoe.service.api.requests import Empty
 
 __all__ = ["MANAGERS", "PEOPLE_ROUTES", "open_people"]
 

@@ -1,7 +1,7 @@
 """The route table, as data: method, path, handler, the roles that may call it, the body it takes.
 
 The action routes (every ``POST``) are derived from the service's one registry of actions
-(``shoe.service.registry.ACTIONS``: path, role, request type, summary, tag, success status); the
+(``shoe.service.api.registry.ACTIONS``: path, role, request type, summary, tag, success status); the
 ``GET`` routes are declared here. The server dispatches on the table, the OpenAPI document is
 generated from it and the tests walk it, so a route cannot exist in one place and be missing from
 another (tests/api/test_registry.py).  Paths are fixed strings (the table
@@ -24,8 +24,8 @@ from shoe.api.errors import json_bytes
 from shoe.api.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from shoe.api.metrics import ApiCounters, render
 from shoe.service import Role
-from shoe.service.feed import Held
-from shoe.service.registry import ACTIONS, Action
+from shoe.service.api.registry import ACTIONS, Action
+from shoe.service.journal.feed import Held
 
 __all__ = ["JSON", "ROUTES", "Reply", "Request", "Route", "Service", "find"]
 
@@ -88,8 +88,8 @@ class Route:
     operation_id: str
     summary: str
     tag: str
-    action: str | None = None  # the TableService.submit action it maps to (shoe.service.registry)
-    request: Any = None  # the body's type (shoe.service.requests; open-round: a union, one per game)
+    action: str | None = None  # the TableService.submit action it maps to (shoe.service.api.registry)
+    request: Any = None  # the body's type (shoe.service.api.requests; open-round: a union, one per game)
     status: int = 200
     example: Mapping[str, Any] | None = None  # a valid body, shown in the OpenAPI document
 
@@ -121,7 +121,7 @@ def _submit(action: str, status: int = 200, headers: Mapping[str, str] | None = 
         by = getattr(req.principal, "by", None)  # the employee, named by every entry this causes
         answer = req.service.submit(action, req.params, req.role, by) if by else req.service.submit(
             action, req.params, req.role)  # fmt: skip
-        if "awaiting_approval" in answer:  # the step waits for a second person (shoe.service.approvals)
+        if "awaiting_approval" in answer:  # the step waits for a second person (shoe.service.people.approvals)
             return _json(answer, 202)
         return _json(answer, status, headers)
 
@@ -157,7 +157,7 @@ ANY = (DEALER, TECHNICIAN, SYSTEM, OBSERVER)  # any token; with no tokens config
 
 
 def _action_route(action: Action) -> Route:
-    """The ``POST`` route of one registry action (shoe/service/registry.py)."""
+    """The ``POST`` route of one registry action (shoe/service/api/registry.py)."""
     handler = _submit(action.name, action.status, action.headers)
     return Route(
         "POST",

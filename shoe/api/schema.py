@@ -1,6 +1,6 @@
 """Request bodies: a JSON body decoded straight into the action's request type, once, at the edge.
 
-The types are ``shoe.service.requests`` (msgspec structs): strict JSON (no ``NaN``/``Infinity``, no
+The types are ``shoe.service.api.requests`` (msgspec structs): strict JSON (no ``NaN``/``Infinity``, no
 lone surrogate, integers within 64 bits), the fields of the type and no other, each of its type and
 in its range. A body that is not so is ``400 bad-request`` naming the field's JSON path
 (``$.seats[0].ante: expected int >= 0, got -5``). Whether a value is legal at this point of the round
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from shoe.api.errors import ApiError
-from shoe.service.requests import RequestError, decode
+from shoe.service.api.requests import RequestError, decode
 
 __all__ = ["parse_body"]
 

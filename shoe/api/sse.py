@@ -28,7 +28,7 @@ from typing import Any
 
 from shoe.api.errors import ApiError, json_bytes
 from shoe.api.routes import Reply, Request
-from shoe.service.feed import Held
+from shoe.service.journal.feed import Held
 
 __all__ = ["CONTENT_TYPE", "HEARTBEAT_S", "POLL_S", "event_stream", "format_event", "format_held", "parse_cursor"]
 

@@ -119,7 +119,7 @@ def _shown(message: str, args: argparse.Namespace) -> str:
     port = getattr(args, "port", None)
     if not isinstance(port, str) or not port:
         return message
-    from shoe.service.config_redact import scrub
+    from shoe.service.config.redact import scrub
 
     return scrub(message, port)
 

@@ -1,6 +1,6 @@
 """``People``: employees, their PINs and tokens, sign-in; every change journaled before it is stored.
 
-Each change builds its ``people`` journal entry (shoe/service/people_payloads.py: never a PIN, a
+Each change builds its ``people`` journal entry (shoe/service/people/payloads.py: never a PIN, a
 token or its digest, nor a badge), hands it to ``journal`` (the service appends it on its owner
 thread, durable on return), and only then writes the store: when the journal refuses, nothing
 changed (journal before state, docs/journal.md). Who may change whom is :mod:`.duties`'s; a refused

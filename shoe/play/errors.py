@@ -5,7 +5,7 @@ A :class:`ScriptError` is a :class:`~shoe.rules.errors.RuleViolation`: ``shoectl
 value at fault (``seats["2"].decisions[0]``, ``shoe[7]``, ``actions[3]``) and ends with the fix; the
 rule, when one applies, follows in parentheses. The values that are also requests of the table
 service (the table system's inputs, a stud table, seats, amounts) are checked by the same types as
-at its HTTP edge (:func:`typed`, ``shoe.service.requests``).
+at its HTTP edge (:func:`typed`, ``shoe.service.api.requests``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from shoe.rules.errors import RuleViolation
-from shoe.service.requests import RequestError, convert_value
+from shoe.service.api.requests import RequestError, convert_value
 
 __all__ = ["CutShort", "ScriptError", "at", "expect_int", "expect_object", "typed"]
 
@@ -81,7 +81,7 @@ def expect_int(value: Any, path: str, *, low: int = 0) -> int:
 
 
 def typed(value: Any, kind: Any, path: str) -> Any:
-    """``value`` as the request type ``kind`` of the service's edge (shoe/service/requests.py): the same
+    """``value`` as the request type ``kind`` of the service's edge (shoe/service/api/requests.py): the same
     ranges, card codes and strictness as over HTTP; a problem names its script path."""
     try:
         return convert_value(value, kind, path)

@@ -27,7 +27,7 @@ from shoe.rules.mississippi import TableConfig, resolve_table
 from shoe.rules.profiles import PROFILES, MississippiProfile, SideBet
 from shoe.rules.stud import StudTableConfig
 from shoe.rules.stud.records import ActionKind
-from shoe.service.requests import Cents, Seat, StudTable
+from shoe.service.api.requests import Cents, Seat, StudTable
 
 __all__ = [
     "MississippiScript",

@@ -5,7 +5,7 @@ Payouts are written as in the rules digest: ``"500 to 1"`` (winnings on top of t
 ``mega``, ``major`` or ``minor``).  The Magic Card and Lucky bonuses may also be a fixed sum, written
 as integer cents.  See docs/play-scripts.md for a whole PA table.  The table and the table system's
 inputs are the service's request types (``MississippiTable``, ``progressive-inputs``, in
-shoe/service/requests.py), decoded and converted by the same code as ``POST /v1/rounds``.
+shoe/service/api/requests.py), decoded and converted by the same code as ``POST /v1/rounds``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from shoe.play.errors import ScriptError, typed
 from shoe.rules.mississippi import TableConfig
-from shoe.service.params import table_config
-from shoe.service.requests import MississippiTable, ProgressiveInputs
+from shoe.service.api.requests import MississippiTable, ProgressiveInputs
+from shoe.service.rounds.params import table_config
 
 __all__ = ["TableSystem", "mississippi_table", "table_system"]
 
@@ -33,7 +33,7 @@ class TableSystem:
 
 def mississippi_table(raw: Any) -> TableConfig:
     """The script's ``"table"``: the table service's own request type and conversion
-    (``MississippiTable``, ``shoe.service.params.table_config``), so a table a script deals is one
+    (``MississippiTable``, ``shoe.service.rounds.params.table_config``), so a table a script deals is one
     ``POST /v1/rounds`` takes, checked the same way; a problem names its script path (``table.side...``)."""
     table: MississippiTable = typed(raw, MississippiTable, "table")
     return table_config(table)

@@ -4,31 +4,27 @@ One owner thread holds the shoe link, the journal and the round (:mod:`.core`, :
 composes the parts of one job each); the HTTP layer (``shoe.api``) calls :class:`TableService`. Start
 with docs/service.md and docs/architecture.md.
 
-| module | job |
+| package or module | job |
 |---|---|
-| ``config`` | ``ServiceConfig``, ``load_config``: the TOML file, overrides, validation |
-| ``errors`` | ``Role``, ``ErrorKind``, ``ServiceError`` and the translation of rule and shoe errors |
 | ``core`` | ``TableService``: the facade, the owner thread's life |
-| ``owner`` | the owner thread's work: composes the parts below, routes shoe items, closes rounds |
-| ``sink`` | ``JournalSink``: every append, ``known_dispense_id``, the feed and card metrics, checkpoints |
-| ``supervisor`` | ``LinkSupervisor``: connect, reconnect, the link callback, status, position, alarms, the shoe |
-| ``snapshots`` | ``Snapshots``: what other threads read (view, summary, link, identity, status) |
-| ``desk`` | ``RoundDesk``: the round in hand and what it uses (``rounds.Desk``) |
+| ``owner`` | the owner thread's work: composes the parts, routes shoe items, closes rounds |
 | ``memory`` | memory rebuilt from the journal after a failed item (``recover``) |
-| ``registry`` | the one registry of actions: role, request type, games, route |
-| ``requests`` | the typed request of every action (msgspec), checked once at the edge |
-| ``actions`` | the role check and dispatch from the registry, running one command |
-| ``params`` | typed requests to the rules engine's inputs: table configuration, seats |
-| ``rounds``, ``mississippi``, ``stud`` | orchestrating one round of each game |
-| ``recovery`` | rebuilding a round from the journal, reconciling with the shoe |
-| ``secrecy`` | what responses, events and views may show |
-| ``codec`` | rules records to and from journal data |
-| ``feed``, ``metrics`` | the event stream; the metrics registry (prometheus_client) |
-| ``notify`` | systemd readiness and watchdog |
+| ``snapshots`` | ``Snapshots``: what other threads read (view, summary, link, identity, status) |
+| ``errors`` | ``Role``, ``ErrorKind``, ``ServiceError`` and the translation of rule and shoe errors |
+| ``metrics``, ``notify`` | the metrics registry (prometheus_client); systemd readiness and watchdog |
+| ``api`` | the typed request of every action, the registry of actions, the role check and dispatch |
+| ``config`` | ``ServiceConfig``, ``load_config``: the TOML file, overrides, validation, redaction |
+| ``journal`` | entry kinds and payloads, the sink, who may see which field, the event stream |
+| ``link`` | ``LinkSupervisor``: connect, reconnect, the link's notices, status, position, alarms |
+| ``rounds`` | one round of each game through the shoe, its desk, rebuilt and reconciled after a restart |
+| ``deck`` | ``DeckCycle``: the deck the shoe holds, loaded, checked, dealt, released; the open-round gate |
+| ``people`` | employees' journal entries and the second person's approval of a step |
+| ``floor`` | the shipper to the floor database and the floor's refusals |
+| ``verify`` | program and firmware verification |
 | (``shoe.shoed``) | the ``shoed`` entry point, above this package and ``shoe.api`` |
 """
 
-from shoe.service.config import ConfigError, ServiceConfig, load_config
+from shoe.service.config.settings import ConfigError, ServiceConfig, load_config
 from shoe.service.core import TableService
 from shoe.service.errors import Role, ServiceError
 

@@ -29,16 +29,16 @@ from drivers.transport import Transport, open_transport, redact_port
 from shoe import present
 from shoe.hands import tables as hand_tables
 from shoe.journal import JournalDataError
-from shoe.service.actions import execute
-from shoe.service.config import ServiceConfig
+from shoe.service.api.actions import execute
+from shoe.service.config.settings import ServiceConfig
 from shoe.service.errors import ErrorKind, Role, ServiceError, from_shoe
-from shoe.service.feed import EventFeed, Held
+from shoe.service.journal.feed import EventFeed, Held
+from shoe.service.journal.secrecy import public_view
 from shoe.service.metrics import Live, Metrics
-from shoe.service.mississippi import MississippiRun
 from shoe.service.owner import Command, Owner, ShoeItem
-from shoe.service.rounds import RoundRun
-from shoe.service.secrecy import public_view
-from shoe.service.stud import StudRun
+from shoe.service.rounds.mississippi import MississippiRun
+from shoe.service.rounds.run import RoundRun
+from shoe.service.rounds.stud import StudRun
 
 __all__ = ["GAMES", "TableService"]
 
@@ -47,7 +47,7 @@ GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun
 STOP, KILL = "__stop__", "__kill__"
 READ_COUNTERS = "__read-counters__"  # a read of the shoe on the owner thread between items: changes nothing
 PEOPLE = "__people__"  # a change of the people desk (shoe.people), journaled on the owner thread
-APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.approvals)
+APPROVAL = "__approval__"  # a person approves or rejects a waiting step (shoe.service.people.approvals)
 TABLES_AFTER_S = 1.0  # the hand tables are built this long after READY (TableService._build_tables)
 TICK_S = 2.0  # the longest the owner sleeps; it wakes sooner when work is due (Owner.next_command)
 
@@ -204,7 +204,7 @@ class TableService:
     ) -> dict[str, Any]:
         """Run ``action`` on the owner thread; return its accepted record, secrecy-filtered.
 
-        ``params`` is the action's request (``shoe.service.requests``), or a mapping converted to it with
+        ``params`` is the action's request (``shoe.service.api.requests``), or a mapping converted to it with
         the same checks as the HTTP edge (``bad-request`` names the field's path).
         """
         request = params if isinstance(params, msgspec.Struct) else dict(params or {})
@@ -220,7 +220,7 @@ class TableService:
         digest: str | None = None,
     ) -> dict[str, Any]:
         """A person (``by``, holding the employee roles ``staff_roles``) approves or rejects a waiting step;
-        approved, the step runs now and its reply is ``result`` (shoe.service.approvals). ``digest``: the
+        approved, the step runs now and its reply is ``result`` (shoe.service.people.approvals). ``digest``: the
         request's digest as the approver's display showed it (refused when it is not the request's)."""
         params = {"request_id": request_id, "approve": approve, "staff_roles": sorted(staff_roles), "digest": digest}
         timeout = self.config.submit_timeout + self.config.timeouts.scan
@@ -267,7 +267,7 @@ class TableService:
         return None if view is None else copy.deepcopy(view)
 
     def deck_view(self) -> dict[str, Any] | None:
-        """The deck in the shoe (``shoe.service.deck``): the same for every role; None before the start."""
+        """The deck in the shoe (``shoe.service.deck.cycle``): the same for every role; None before the start."""
         view = self._owner.shown.deck
         return None if view is None else copy.deepcopy(view)
 

@@ -12,7 +12,7 @@ from enum import Enum
 
 from drivers.errors import ShoeError, ShoeFault, ShoeProtocolError
 from shoe.rules.errors import RuleViolation
-from shoe.service.secrecy import scrub_text
+from shoe.service.journal.secrecy import scrub_text
 
 __all__ = ["BAD_INPUT_CODES", "ErrorKind", "Role", "ServiceError", "from_rule", "from_shoe"]
 

@@ -16,12 +16,12 @@ from drivers.errors import ShoeError
 from shoe.journal import Journal, JournalDataError, JournalError
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
-from shoe.service.desk import RoundDesk
 from shoe.service.errors import ErrorKind, ServiceError
-from shoe.service.recovery import read_stack, scan_journal
-from shoe.service.rounds import RoundRun, rebuild
-from shoe.service.sink import JournalSink
-from shoe.service.supervisor import LinkSupervisor
+from shoe.service.journal.sink import JournalSink
+from shoe.service.link.supervisor import LinkSupervisor
+from shoe.service.rounds.desk import RoundDesk
+from shoe.service.rounds.recovery import read_stack, scan_journal
+from shoe.service.rounds.run import RoundRun, rebuild
 
 if TYPE_CHECKING:
     from shoe.service.owner import Owner

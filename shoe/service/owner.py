@@ -41,20 +41,20 @@ from shoe import present as render
 from shoe.journal import JournalError
 from shoe.rules.profiles import Irregularity
 from shoe.service import memory
-from shoe.service.approvals import Approvals
-from shoe.service.config import ServiceConfig
-from shoe.service.deck import DeckCycle
-from shoe.service.desk import RoundDesk
+from shoe.service.config.settings import ServiceConfig
+from shoe.service.deck.cycle import DeckCycle
 from shoe.service.errors import ServiceError
-from shoe.service.feed import EventFeed
-from shoe.service.floor_watch import FloorWatch
-from shoe.service.integrity import Integrity
+from shoe.service.floor.watch import FloorWatch
+from shoe.service.journal.feed import EventFeed
+from shoe.service.journal.sink import JournalSink
+from shoe.service.link.supervisor import LinkSupervisor, ShoeItem
 from shoe.service.metrics import Metrics
-from shoe.service.recovery import reconcile
-from shoe.service.rounds import RoundRun, rebuild
-from shoe.service.sink import JournalSink
+from shoe.service.people.approvals import Approvals
+from shoe.service.rounds.desk import RoundDesk
+from shoe.service.rounds.recovery import reconcile
+from shoe.service.rounds.run import RoundRun, rebuild
 from shoe.service.snapshots import Snapshots
-from shoe.service.supervisor import LinkSupervisor, ShoeItem
+from shoe.service.verify.integrity import Integrity
 
 __all__ = ["Command", "Owner", "ShoeItem"]
 
@@ -65,7 +65,7 @@ DUE_SLACK_S = 0.005  # wake just after a deadline: the tick's checks are "more t
 @dataclass
 class Command:
     action: str
-    params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.requests, or a mapping to convert
+    params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.api.requests, or a mapping to convert
     role: Any
     future: Future[dict[str, Any]]
     by: Mapping[str, str] | None = None  # the employee who asked: named by every entry it causes

@@ -12,10 +12,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from shoe.service.registry import DECK_ACTIONS, callable_now
+from shoe.service.api.registry import DECK_ACTIONS, callable_now
 
 if TYPE_CHECKING:
-    from shoe.service.rounds import RoundRun
+    from shoe.service.rounds.run import RoundRun
 
 __all__ = ["Snapshots", "round_view"]
 
@@ -37,7 +37,7 @@ class Snapshots:
     status: dict[str, Any] | None = None  # its last STATUS
     view: dict[str, Any] | None = None  # the current or last round, as anyone may see it
     summary: dict[str, Any] | None = None  # that round's id, game, state, closed
-    deck: dict[str, Any] | None = None  # the deck view (shoe.service.deck)
+    deck: dict[str, Any] | None = None  # the deck view (shoe.service.deck.cycle)
     heartbeat: float = field(default_factory=time.monotonic)  # when the owner last looped (the watchdog)
 
     def publish_round(self, run: RoundRun | None) -> None:

@@ -72,7 +72,7 @@ def test_a_refused_dispense_retried_journals_its_announcement_once(service: Tabl
     service._owner.desk.loader = None  # as a real shoe: the service cannot load the burns itself
 
     def call(path: str, body: dict[str, Any] | None = None) -> Any:
-        from shoe.service.registry import ACTIONS
+        from shoe.service.api.registry import ACTIONS
 
         action = next(a for a in ACTIONS if a.path == path)
         return service.submit(action.name, body or {}, Role.DEALER)

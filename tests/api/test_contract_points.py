@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shoe.service import requests as rq
+from shoe.service.api import requests as rq
 from tests.api.conftest import RealShoed, SseReader
 from tests.e2e.support import TOKENS
 

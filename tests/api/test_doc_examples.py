@@ -17,8 +17,8 @@ import pytest
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.service import Role, ServiceConfig, TableService
-from shoe.service import requests as rq
-from shoe.service.registry import ACTIONS
+from shoe.service.api import requests as rq
+from shoe.service.api.registry import ACTIONS
 from tests.service.conftest import FAST
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"

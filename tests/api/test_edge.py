@@ -1,4 +1,4 @@
-"""The typed edge (shoe/service/requests.py): hostile request values are a 400 that names the field, and
+"""The typed edge (shoe/service/api/requests.py): hostile request values are a 400 that names the field, and
 change nothing (the attacks found by review, and their examples).
 
 The attack found these through the real ``shoed`` process, so they are replayed against one

@@ -18,7 +18,7 @@ from tests.api.conftest import Client
 @pytest.mark.parametrize(
     ("raw", "words"),
     [
-        # The typed edge (shoe.service.requests) words these as msgspec does, with the field's JSON path.
+        # The typed edge (shoe.service.api.requests) words these as msgspec does, with the field's JSON path.
         (b"{", "not valid JSON"),
         (b"[1, 2]", "$: expected `object`, got `array`"),
         (b'"deal"', "$: expected `object`, got `str`"),

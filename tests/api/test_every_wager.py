@@ -1,6 +1,6 @@
 """Every wager of the example tables over HTTP, through a real shoed: the ``table`` of a play script
 (examples/*.json) is what ``POST /v1/rounds`` takes, decoded and converted by the same code
-(``MississippiTable``, ``shoe.service.params.table_config``). Before, the PA table was refused
+(``MississippiTable``, ``shoe.service.rounds.params.table_config``). Before, the PA table was refused
 ``$.table.side: object contains unknown field three_card`` and the NJ paytable ``unknown field paytable``."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from shoe.play.script import parse_script
-from shoe.service.params import table_config
-from shoe.service.requests import MississippiTable, convert
+from shoe.service.api.requests import MississippiTable, convert
+from shoe.service.rounds.params import table_config
 from tests.api.conftest import RealShoed
 from tests.e2e.support import ROOT
 

@@ -1,4 +1,4 @@
-"""One registry of actions (shoe/service/registry.py): every action has its route, every route its action.
+"""One registry of actions (shoe/service/api/registry.py): every action has its route, every route its action.
 
 The review's example of the drift it removes (``reshuffle-burns`` had no route, so an 8-player
 short-deck stud hand could not be finished over HTTP) is tests/api/test_edge.py.
@@ -15,8 +15,8 @@ import pytest
 
 from shoe.api.routes import ROUTES
 from shoe.service import Role, ServiceError, TableService
-from shoe.service.actions import ROLES, TECHNICIAN_ACTIONS
-from shoe.service.registry import ACTIONS, BY_NAME, GAMES, Scope, callable_now
+from shoe.service.api.actions import ROLES, TECHNICIAN_ACTIONS
+from shoe.service.api.registry import ACTIONS, BY_NAME, GAMES, Scope, callable_now
 
 
 def test_every_action_has_one_route_and_every_action_route_one_action() -> None:
@@ -51,7 +51,7 @@ def test_callable_now_lists_a_games_actions_and_nothing_of_the_other_game() -> N
 def test_the_request_types_name_the_profiles_and_faults_there_are() -> None:
     from protocols.codes import FaultCode
     from shoe.rules.profiles import PROFILES, STUD_PROFILES
-    from shoe.service import requests as rq
+    from shoe.service.api import requests as rq
 
     assert set(typing.get_args(rq.MississippiJurisdiction)) == set(PROFILES)
     assert set(typing.get_args(rq.StudJurisdiction)) == set(STUD_PROFILES)
@@ -63,7 +63,7 @@ def test_the_table_types_name_the_hands_and_side_wagers_there_are() -> None:
     from shoe.hands import Category, ThreeCardCategory
     from shoe.rules.paytables import BaseHand
     from shoe.rules.profiles import SideBet
-    from shoe.service import requests as rq
+    from shoe.service.api import requests as rq
 
     assert list(typing.get_args(rq.FiveCardHand)) == [c.value for c in Category]
     assert list(typing.get_args(rq.ThreeCardHand)) == [c.value for c in ThreeCardCategory]

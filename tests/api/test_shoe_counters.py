@@ -17,7 +17,7 @@ import pytest
 from shoe.api import ApiServer
 from shoe.api.openapi import build_document
 from shoe.service import Role, TableService
-from shoe.service.visibility import VIEWS
+from shoe.service.journal.visibility import VIEWS
 from tests.api.conftest import TOKEN_OF, Client
 
 PATH = "/v1/shoe/counters"

@@ -16,7 +16,7 @@ from shoe.floor.errors import FloorError
 from shoe.journal import Entry
 from shoe.journal.chain import canonical, entry_hash, entry_mac
 from shoe.journal.mac import key_path, load_key
-from shoe.service.shipper import Shipper
+from shoe.service.floor.shipper import Shipper
 from tests.floor.support import all_entries, copy_journal, journal_with, query, stored, table_url
 
 FORGED_NET = {"1": 5_000_000}  # seat 1 net +$50,000, in cents

@@ -19,7 +19,7 @@ from shoe.floor.client import FloorClient
 from shoe.journal import Journal, JournalError
 from shoe.journal.chain import MAC_BOUNDARY_KIND, canonical, entry_hash, entry_mac
 from shoe.journal.mac import key_path, load_key, new_key, write_key
-from shoe.service.shipper import Shipper
+from shoe.service.floor.shipper import Shipper
 from tests.floor.support import all_entries, journal_with, query, stored, table_url
 
 PAID = 5_000_000

@@ -12,7 +12,7 @@ import pytest
 
 from shoe.floor.audit import floor_status
 from shoe.floor.client import FloorClient
-from shoe.service.shipper import Shipper
+from shoe.service.floor.shipper import Shipper
 from tests.floor.conftest import with_database
 from tests.floor.support import all_entries, journal_with, table_url
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from shoe.floor.migrate import migrate
-from shoe.service.shipper import Shipper
+from shoe.service.floor.shipper import Shipper
 from tests.floor import pg
 from tests.floor.conftest import _missing
 from tests.floor.support import all_entries, journal_with, query, table_url

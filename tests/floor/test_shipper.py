@@ -12,7 +12,7 @@ import pytest
 
 from shoe.floor.errors import FloorError
 from shoe.journal import Journal
-from shoe.service.shipper import Shipper, ShipperCollector, cursor_path
+from shoe.service.floor.shipper import Shipper, ShipperCollector, cursor_path
 from tests.floor.proxy import CuttableProxy
 from tests.floor.support import alarms, all_entries, copy_journal, journal_with, stored, table_url
 

@@ -80,7 +80,7 @@ def test_shoed_ships_its_rounds_and_a_kill_9_loses_and_duplicates_nothing(floor_
 
 SHIP_FOREVER = """
 import sys, time
-from shoe.service.shipper import Shipper
+from shoe.service.floor.shipper import Shipper
 s = Shipper(sys.argv[1], sys.argv[2], "T-kill", batch=100, poll_s=0.01)
 s.start()
 time.sleep(600)

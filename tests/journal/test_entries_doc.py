@@ -1,4 +1,4 @@
-"""docs/journal.md, "Entry kinds and payloads": the table of kinds and payloads is ``shoe.service.entries``'s.
+"""docs/journal.md, "Entry kinds and payloads": the table of kinds and payloads is ``shoe.service.journal.entries``'s.
 
 The table is generated from the payload types: ``python -m tests.journal.test_entries_doc`` prints it.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from shoe.service.entries import EntryKind, payload_types
+from shoe.service.journal.entries import EntryKind, payload_types
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "journal.md"
 
@@ -50,7 +50,7 @@ def test_the_doc_lists_every_kind_of_the_enum() -> None:
 
 def test_the_doc_table_is_the_payload_types() -> None:
     assert render_table() in _doc_section(), (
-        "docs/journal.md's table differs from shoe/service/payloads.py: regenerate it with "
+        "docs/journal.md's table differs from shoe/service/journal/payloads.py: regenerate it with "
         "`python -m tests.journal.test_entries_doc` and paste it under 'Entry kinds and payloads'"
     )
 

@@ -20,11 +20,11 @@ import pytest
 from shoe.cards import Card
 from shoe.journal import Journal
 from shoe.rules.mississippi import StackRecord
-from shoe.service import codec
-from shoe.service.codec import CodecError, decode_record, encode_record, tag_of, tagged_types
 from shoe.service.core import GAMES
-from shoe.service.rounds import rebuild
-from shoe.service.visibility import RECORDS
+from shoe.service.journal import codec
+from shoe.service.journal.codec import CodecError, decode_record, encode_record, tag_of, tagged_types
+from shoe.service.journal.visibility import RECORDS
+from shoe.service.rounds.run import rebuild
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = FIXTURES / "record-tags.json"

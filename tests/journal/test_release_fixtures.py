@@ -18,7 +18,7 @@ import pytest
 from shoe.journal import Journal
 from shoe.journal.reconstruct import reconstruct_round
 from shoe.service.core import GAMES
-from shoe.service.rounds import rebuild
+from shoe.service.rounds.run import rebuild
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASES = sorted(FIXTURES.glob("release-*.sqlite"))

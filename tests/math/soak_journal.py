@@ -1,6 +1,6 @@
 """A seeded journal of many Mississippi stud rounds, played by the real rules engine, for ``shoectl report``.
 
-Each round is driven through the service's own :class:`shoe.service.mississippi.MississippiRun` (the
+Each round is driven through the service's own :class:`shoe.service.rounds.mississippi.MississippiRun` (the
 code ``shoed`` runs), with a desk that deals from a seeded shuffled deck instead of a shoe, so every
 entry (``round-opened``, ``stack-for-seat``, ``card``, ``decide``, ``reveal``, ``settlement``,
 ``round-closed``) is exactly what the service writes.  The entries go into a real journal file (the
@@ -39,8 +39,8 @@ from shoe.journal.chain import canonical, entry_hash
 from shoe.math.actual import next_values, tables_for
 from shoe.math.hands import line_odds
 from shoe.rules.paytables import MISSISSIPPI_MINIMUM
-from shoe.service import requests as rq
-from shoe.service.mississippi import MississippiRun
+from shoe.service.api import requests as rq
+from shoe.service.rounds.mississippi import MississippiRun
 
 START = datetime(2026, 11, 2, 6, 0, tzinfo=UTC)
 ANTES = (500, 1000, 2500)

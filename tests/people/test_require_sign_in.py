@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shoe.service.config import ConfigError, load_config
+from shoe.service.config.settings import ConfigError, load_config
 from tests.api.conftest import NY_SEATS
 from tests.people.conftest import DEALER_CONFIG, TECH, Table
 

@@ -11,8 +11,8 @@ from shoe.people.desk import People
 from shoe.people.duties import Acting
 from shoe.people.errors import PeopleError
 from shoe.people.store import PeopleStore
-from shoe.service.config import ConfigError, load_config
-from shoe.service.entries import check_entry
+from shoe.service.config.settings import ConfigError, load_config
+from shoe.service.journal.entries import check_entry
 
 INSTALLER = Acting(None, None, (), "config", installer=True)
 FAY = Acting("f-1", "Fay", ("floorperson",), "session")

@@ -130,7 +130,7 @@ def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_p
     assert (code, out) == (Exit.USAGE, "") and "cannot read script" in err
 
 
-# The typed values the HTTP edge checks (shoe/service/requests.py) are checked in scripts the same way.
+# The typed values the HTTP edge checks (shoe/service/api/requests.py) are checked in scripts the same way.
 TYPED_CASES = {
     "magic card not a card": (("table_system", "magic_card"), "Zz", ["table_system.magic_card", "card code"]),
     "magic card a list": (("table_system", "magic_card"), ["2c"], ["table_system.magic_card", "expected `str"]),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shoe.service.config import ConfigError, load_config
+from shoe.service.config.settings import ConfigError, load_config
 
 
 def config(tmp_path: Path, text: str) -> Path:

@@ -17,7 +17,7 @@ import pytest
 
 from shoe.journal import JournalError
 from shoe.service import Role, ServiceError, TableService
-from shoe.service.sink import JournalSink
+from shoe.service.journal.sink import JournalSink
 
 Hit = Callable[[str, Mapping[str, Any]], bool]
 """Whether the journal write of entry ``kind`` with ``data`` is the one the power goes before."""

@@ -1,4 +1,4 @@
-"""The approval decision (``shoe.service.approvals_judge``) and the journal's approval rules
+"""The approval decision (``shoe.service.people.approval_judge``) and the journal's approval rules
 (``shoe.journal.approvals``), pure: every combination of request state, inputs, approver and display is
 judged against the rule written out once more here; the digest and the verify ledger by properties."""
 
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shoe.journal.approvals import ApprovalLedger, approval_digest
-from shoe.service.approvals_judge import Attempt, Request, judge, lapse
+from shoe.service.people.approval_judge import Attempt, Request, judge, lapse
 
 D, OTHER = "sha256:" + "a" * 64, "sha256:" + "b" * 64
 ROLES = ("dealer", "floorperson", "technician", "surveillance")

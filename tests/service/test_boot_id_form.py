@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from shoe import logsetup
-from shoe.service.secrecy import project
+from shoe.service.journal.secrecy import project
 
 HEX = re.compile(r"[0-9a-f]{8}")
 

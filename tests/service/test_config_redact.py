@@ -1,4 +1,4 @@
-"""The redaction of configured URLs (``shoe.service.config_redact``): for any password, any malformed shape
+"""The redaction of configured URLs (``shoe.service.config.redact``): for any password, any malformed shape
 of the URL around it and any message that quotes the URL or a piece of it, no piece of the secret is shown."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shoe.service.config import ConfigError
-from shoe.service.config_redact import HIDDEN, scrub, shown_url
-from shoe.service.config_sections import floor_url
+from shoe.service.config.redact import HIDDEN, scrub, shown_url
+from shoe.service.config.sections import floor_url
+from shoe.service.config.settings import ConfigError
 
 SECRET_CHARS = string.ascii_letters + string.digits + "!$%&'()*+,;=@:[]~-._/?#"
 secrets = st.text(SECRET_CHARS, min_size=4, max_size=40)

@@ -1,4 +1,4 @@
-"""The deck cycle's state machine (shoe.service.deck): journal before state, restarts, the gate.
+"""The deck cycle's state machine (shoe.service.deck.cycle): journal before state, restarts, the gate.
 
 Unit tests drive ``DeckCycle`` with a journal sink whose append fails (the state must not move); the
 rest run a real ``TableService`` on the emulated shoe in process (real SQLite journal).
@@ -20,9 +20,9 @@ from protocols import messages as m
 from protocols.cards import ALL_CODES
 from shoe.journal import JournalDataError
 from shoe.service import ServiceError
-from shoe.service.config import ServiceConfig
-from shoe.service.deck import DeckCycle
-from shoe.service.deck_states import DeckState
+from shoe.service.config.settings import ServiceConfig
+from shoe.service.deck.cycle import DeckCycle
+from shoe.service.deck.states import DeckState
 from shoe.service.errors import ErrorKind
 from shoe.service.snapshots import Snapshots
 from tests.service.conftest import OBS, D, T, Table
@@ -262,9 +262,9 @@ def test_a_shoe_that_is_not_an_emulator_has_no_load_action(pty_table: Table) -> 
 
 
 def test_every_field_of_the_deck_view_is_declared(table_factory: Callable[..., Table]) -> None:
-    """The view goes out through its allow-list (shoe.service.visibility.VIEWS): a field added to the view but
+    """The view goes out through its allow-list (shoe.service.journal.visibility.VIEWS): a field added to the view but
     not declared would silently vanish, so the declared fields are exactly the view's."""
-    from shoe.service.visibility import VIEWS
+    from shoe.service.journal.visibility import VIEWS
 
     service = table_factory().start()
     view = deck_of(service)

@@ -1,4 +1,4 @@
-"""The journal's typed schema: ``shoe.service.entries`` fits what the service writes.
+"""The journal's typed schema: ``shoe.service.journal.entries`` fits what the service writes.
 
 Real rounds through the real service, on the emulated shoe and a real SQLite journal (NY; PA with side
 wagers, the progressive lock-out and the table system's inputs; NJ Mississippi; NJ seven-card stud; a
@@ -28,15 +28,15 @@ from drivers.emulator.mitm import ManInTheMiddle, MitmState, card_reads_say
 from protocols.codes import FaultCode, ReadStatus
 from shoe.journal import Entry, Journal, JournalDataError
 from shoe.service import ServiceConfig, TableService
-from shoe.service import entries as en
-from shoe.service.approvals_payloads import ApprovalAction
-from shoe.service.codec import tagged_types
-from shoe.service.deck_payloads import DeckEvent
-from shoe.service.entries import EntryKind, check_entry, known_dispense_id, payload_types
-from shoe.service.payloads import CardEntry
-from shoe.service.people_payloads import PeopleAction
-from shoe.service.recovery import scan_journal
-from shoe.service.visibility import PAYLOADS
+from shoe.service.deck.payloads import DeckEvent
+from shoe.service.journal import entries as en
+from shoe.service.journal.codec import tagged_types
+from shoe.service.journal.entries import EntryKind, check_entry, known_dispense_id, payload_types
+from shoe.service.journal.payloads import CardEntry
+from shoe.service.journal.visibility import PAYLOADS
+from shoe.service.people.approval_payloads import ApprovalAction
+from shoe.service.people.payloads import PeopleAction
+from shoe.service.rounds.recovery import scan_journal
 from tests.journal.fixtures.make_release_journal import Shift
 from tests.service.conftest import FAST, OBS, D, T, Table, deck, restack
 from tests.service.powercut import card_of_stack, cut_power_during, decision
@@ -311,7 +311,7 @@ def _service_literals() -> tuple[set[str], set[str]]:
     ``append("kind", ...)``, ``{"action": "x"}``, ``{"event": "x"}``, ``action="x"``, ``_simple(desk, "x")``."""
     kinds: set[str] = set()
     subs: set[str] = set()
-    for path in (ROOT / "shoe" / "service").glob("*.py"):
+    for path in (ROOT / "shoe" / "service").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 name, args = node.func.attr, node.args

@@ -7,8 +7,8 @@ client can resume does not depend on how long the service has run, and memory st
 
 from __future__ import annotations
 
-from shoe.service.feed import EventFeed
-from shoe.service.sink import FEED_REFILL
+from shoe.service.journal.feed import EventFeed
+from shoe.service.journal.sink import FEED_REFILL
 
 TS = "2026-12-01T12:00:00.000Z"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from shoe.service.floor_watch import CAUSE
+from shoe.service.floor.watch import CAUSE
 from tests.service.conftest import Table, play_ny
 
 

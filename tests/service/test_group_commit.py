@@ -18,7 +18,7 @@ import pytest
 from shoe.journal import Entry, Journal, JournalError, Pending
 from shoe.service import ServiceError, TableService
 from shoe.service.errors import ErrorKind
-from shoe.service.supervisor import LinkSupervisor
+from shoe.service.link.supervisor import LinkSupervisor
 from tests.service.conftest import OBS, D, Table
 from tests.service.recovery_support import OPEN, state_of, wait_until
 

@@ -33,13 +33,13 @@ from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from shoe.journal import Entry, Journal, JournalDataError, JournalError, Pending
 from shoe.service import Role, ServiceError, TableService
-from shoe.service.config import ServiceConfig
+from shoe.service.api.registry import ACTIONS
+from shoe.service.config.settings import ServiceConfig
 from shoe.service.core import GAMES
-from shoe.service.deck import DeckCycle
+from shoe.service.deck.cycle import DeckCycle
 from shoe.service.errors import ErrorKind
-from shoe.service.recovery import scan_journal
-from shoe.service.registry import ACTIONS
-from shoe.service.rounds import rebuild
+from shoe.service.rounds.recovery import scan_journal
+from shoe.service.rounds.run import rebuild
 from shoe.service.snapshots import Snapshots, round_view
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from shoe.journal import Entry, Journal
-from shoe.service.recovery import scan_journal
+from shoe.service.rounds.recovery import scan_journal
 
 
 class CountingJournal(Journal):

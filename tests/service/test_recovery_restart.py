@@ -14,7 +14,8 @@ from drivers.emu_transport import EmulatorTransport
 from drivers.errors import ShoeProtocolError
 from protocols.codes import NakCode
 from shoe.journal import Journal
-from shoe.service import TableService, actions
+from shoe.service import TableService
+from shoe.service.api import actions
 from tests.service.conftest import FAST, OBS, D, Table, finish_streets, smudge
 from tests.service.powercut import card_of_stack, cut_power_during, decision, stack_ordered
 from tests.service.recovery_support import OPEN, irregularities, pty_table_at, state_of

@@ -10,7 +10,7 @@ from shoe.journal import Journal
 from shoe.service import ServiceError, TableService
 from shoe.service.core import GAMES
 from shoe.service.errors import ErrorKind
-from shoe.service.rounds import rebuild
+from shoe.service.rounds.run import rebuild
 from tests.service.conftest import OBS, D, S, T, Table, deck, finish_streets, play_ny, smudge
 
 NY_DECK = ("As", "Ks", "7h", "7d", "2c", "9d", "Qs", "Js", "Ts")  # seats 1, 3, 5; then the community

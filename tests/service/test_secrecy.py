@@ -10,7 +10,7 @@ from typing import Any
 from structlog.testing import capture_logs
 
 from shoe.service import Role, TableService
-from shoe.service.secrecy import project, public_record, scrub_text
+from shoe.service.journal.secrecy import project, public_record, scrub_text
 from tests.service.conftest import OBS, D, Table
 
 CODE = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
@@ -124,7 +124,7 @@ def test_projection_rules() -> None:
 
 def test_vocabulary_values_are_not_scrubbed_but_free_text_is() -> None:
     """A paytable line named pair-6s-to-10s is not a card; a message naming 6s is scrubbed."""
-    from shoe.service.secrecy import public_record
+    from shoe.service.journal.secrecy import public_record
 
     side = {"type": "SideResult", "bet": "three-card", "note": "dealt 6s to seat 2"}
     shown = public_record({"type": "SeatSettlement", "seat": 2, "line": "pair-6s-to-10s", "side": [side]})

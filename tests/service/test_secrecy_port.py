@@ -14,7 +14,7 @@ from drivers.emu_transport import open_emulator
 from drivers.errors import ShoeUnavailable
 from drivers.transport import open_transport, redact_port, shown_port_text
 from shoe.service import Role, ServiceConfig, TableService
-from shoe.service.secrecy import scrub_text
+from shoe.service.journal.secrecy import scrub_text
 from tests.service.conftest import FAST
 
 DECK = "7cTsJd2h3h4h5h6h7h8h9hThJhQhKhAh"

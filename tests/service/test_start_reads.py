@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from shoe.journal import Entry, Journal
-from shoe.service.recovery import POSITION_WINDOW
-from shoe.service.sink import FEED_REFILL
+from shoe.service.journal.sink import FEED_REFILL
+from shoe.service.rounds.recovery import POSITION_WINDOW
 from tests.service.conftest import Table
 
 

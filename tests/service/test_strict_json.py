@@ -1,10 +1,10 @@
-"""Strict JSON (shoe/service/strict_json.py), property-based: the one place a body's bytes become data.
+"""Strict JSON (shoe/service/api/strict_json.py), property-based: the one place a body's bytes become data.
 
 A duplicate member name, a ``NaN``/``Infinity`` or a lone surrogate is refused at any depth, and
 nothing else is: trees are generated with objects as lists of members (so a name can repeat), written
 out as JSON text by hand, and the verdict is compared with what the tree itself holds. Any bytes at
 all are either a value or a ``JsonError``, never another exception (the old edge answered
-``{"badge":1.0,"pin":NaN}`` with a 500). The request decoder (``shoe.service.requests.decode``) is
+``{"badge":1.0,"pin":NaN}`` with a 500). The request decoder (``shoe.service.api.requests.decode``) is
 checked to go through it for every request type.
 """
 
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from shoe.service import requests
-from shoe.service.strict_json import MAX_DEPTH, JsonError, loads
+from shoe.service.api import requests
+from shoe.service.api.strict_json import MAX_DEPTH, JsonError, loads
 
 
 @dataclass(frozen=True)

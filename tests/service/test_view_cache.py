@@ -8,8 +8,8 @@ from typing import Any
 
 from shoe.rules.profiles import Irregularity
 from shoe.service import TableService
-from shoe.service.mississippi import MississippiRun
-from shoe.service.secrecy import mississippi_view
+from shoe.service.journal.secrecy import mississippi_view
+from shoe.service.rounds.mississippi import MississippiRun
 from tests.service.conftest import OBS, D, Table, finish_streets
 from tests.service.recovery_support import OPEN
 

@@ -1,5 +1,5 @@
 """Secrecy by allow-list (issue 11, point 4): every rules record type and every journal entry kind
-declares each of its fields in ``shoe.service.visibility``; nothing undeclared is ever shown, and no
+declares each of its fields in ``shoe.service.journal.visibility``; nothing undeclared is ever shown, and no
 secret field shows before its moment."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pytest
 
 from shoe.cards import FULL_DECK, Card
 from shoe.service import Role
-from shoe.service.codec import record_types
-from shoe.service.secrecy import project, public_payload, public_record
-from shoe.service.visibility import PAYLOADS, RECORDS, Moment
+from shoe.service.journal.codec import record_types
+from shoe.service.journal.secrecy import project, public_payload, public_record
+from shoe.service.journal.visibility import PAYLOADS, RECORDS, Moment
 from tests.service.conftest import OBS, Table, play_ny
 
 SERVICE = Path(__file__).resolve().parents[2] / "shoe" / "service"
@@ -112,7 +112,7 @@ def test_every_record_type_declares_every_field_and_nothing_else() -> None:
 def _kinds_written() -> set[str]:
     """Every kind the service's code journals: ``append("kind", ...)`` and ``record(desk, "kind", ...)``."""
     kinds = set()
-    for path in SERVICE.glob("*.py"):
+    for path in SERVICE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 at, args = {"append": 0, "record": 1}.get(node.func.attr), node.args
@@ -234,7 +234,7 @@ def test_a_payload_field_declared_never_never_shows(kind: str, name: str) -> Non
 
 def test_a_role_override_replaces_only_its_fields() -> None:
     """The role dimension: today every role sees the same; a later role (surveillance) may see more."""
-    from shoe.service.visibility import ALWAYS, Visibility
+    from shoe.service.journal.visibility import ALWAYS, Visibility
 
     stack = RECORDS["StackRecord"]
     assert all(stack.rules(role) == stack.fields for role in Role)

@@ -18,7 +18,7 @@ import pytest
 from drivers.emulator.firmware import DEFAULT_IMAGE
 from shoe.api import ApiServer
 from shoe.service import ServiceConfig, TableService
-from shoe.service.integrity_config import VerifyConfig
+from shoe.service.config.verify import VerifyConfig
 from tests.ui.conftest import Table, open_page
 
 

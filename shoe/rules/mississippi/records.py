@@ -1,7 +1,7 @@
 """Frozen action records: the audit trail of a round, one record per action (pokerkit style).
 
 Every record has a ``kind``, the ``rule`` it applied and, where there is one, the ``seat``; its ``TAG`` is
-the journal's name for it (``shoe.service.codec``): set once, kept when the class is renamed.  Records
+the journal's name for it (``shoe.service.journal.codec``): set once, kept when the class is renamed.  Records
 carry card identities (the journal needs them to reconstruct each hand, NY 5324.38(e)(8), PA
 655a.11(j)); the public view of a round never shows them before their time
 (:meth:`~shoe.rules.mississippi.machine.MississippiRound.public_state`).  Money is integer cents.

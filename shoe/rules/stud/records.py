@@ -2,7 +2,7 @@
 
 Each successful action returns one record and appends it to ``StudHand.records``; the end of the hand
 appends one :class:`PotAwarded` per seat paid.  ``StudHand.replay()`` rebuilds a hand from them.
-Each record's ``TAG`` is the journal's name for it (``shoe.service.codec``): set once, kept when the
+Each record's ``TAG`` is the journal's name for it (``shoe.service.journal.codec``): set once, kept when the
 class is renamed.
 Card identities in these records are secret during the hand: they belong in the journal, never in an
 operational log.

@@ -1,0 +1,300 @@
+"""Orchestrating one round: what every game shares, and opening or rebuilding a round.
+
+A :class:`RoundRun` wraps one rules-engine round (``MississippiRound`` or ``StudHand``) and drives
+it through a :class:`Desk`, which the owner thread provides: ``append`` journals an entry (durable on
+return) and publishes its events, ``dispense``/``scan``/``release_stub`` reach the shoe, ``drain``
+handles shoe events and link notices that arrived meanwhile (which may pause the round). Every record
+is journaled before the call that made it returns. The games are in :mod:`.mississippi` and
+:mod:`.stud`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+import msgspec
+
+from drivers.errors import ShoeDiscrepancy, ShoeIOError, ShoeTimeout
+from drivers.stacks import DispenseFailed, Stack
+from protocols.fields import CardRead
+from shoe.rules.errors import RuleViolation
+from shoe.rules.profiles import Irregularity
+from shoe.service.api.requests import OpenRound
+from shoe.service.errors import ErrorKind, ServiceError
+from shoe.service.journal.codec import CodecError, decode_record, encode_record
+
+__all__ = ["Desk", "JournalEntry", "RoundRun", "card_entry", "new_round_id", "rebuild"]
+
+
+class JournalEntry(Protocol):
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def round_id(self) -> str | None: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+
+
+class Desk(Protocol):
+    """What a round may use: the journal and the shoe, both owned by the service's owner thread."""
+
+    def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int: ...
+    def dispense(self, size: int) -> Stack: ...
+    def scan(self) -> CardRead: ...
+    def release_stub(self) -> int: ...
+    def drain(self) -> None: ...
+    def shoe_serial(self) -> str | None: ...
+    def cards_remaining(self) -> int | None: ...
+    def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
+        """The open-round gate (``shoe.service.deck.cycle``): the shoe's count and the checked deck, or a refusal."""
+        ...
+
+    def load_on_top(self, codes: Sequence[str]) -> bool:
+        """An emulator shoe: ``codes`` loaded on top of the cards it holds, as a dealer would (seven-card
+        stud's reshuffled burns); ``False`` on a real shoe, whose dealer loads them by hand."""
+        ...
+
+    def raise_alarm(
+        self, cause: str, detail: str, *, dispense_id: int | None = None, unjournaled: int | None = None
+    ) -> None: ...
+
+
+def new_round_id(table: str) -> str:
+    return f"{table}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(3)}"
+
+
+def card_entry(
+    target: str,
+    seat: int | None,
+    index: int,
+    *,
+    dispense_id: int | None,
+    position: int | None,
+    read: CardRead,
+    face: str,
+) -> dict[str, Any]:
+    """The journal data of one card, in dealing order."""
+    return {
+        "target": target,
+        "seat": seat,
+        "index": index,
+        "dispense_id": dispense_id,
+        "position": position,
+        "card": read.card,
+        "face": face,
+        "status": read.status.name.lower(),
+    }
+
+
+class RoundRun(ABC):
+    """One live round. Subclasses implement the game's actions; all run on the owner thread."""
+
+    game: ClassVar[str]
+
+    def __init__(self, round_id: str, opened: Mapping[str, Any]) -> None:
+        self.round_id = round_id
+        self.opened = dict(opened)
+        self.closed = False
+        self.cards_dealt = 0  # running card index within the round (dealing order)
+        self.announced: dict[str, Any] | None = None  # a stack announced and not yet recorded
+        # every card entry of this round that came from a dispense: (dispense_id, position) -> its data
+        self.shoe_cards: dict[tuple[int, int], Mapping[str, Any]] = {}
+        self._counter_base: int | None = None  # the shoe's card counter less this round's cards (_check_moved)
+
+    # -- what each game provides ---------------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def state(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def terminal(self) -> bool: ...
+
+    @property
+    @abstractmethod
+    def paused(self) -> bool: ...
+
+    @abstractmethod
+    def view(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
+        """Run one of the registry's round actions for this game, with its typed request."""
+
+    @abstractmethod
+    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None: ...
+
+    @abstractmethod
+    def resume(self, desk: Desk) -> None: ...
+
+    @abstractmethod
+    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None: ...
+
+    @abstractmethod
+    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+        """Record a stack the shoe dispensed for the announced target (also one found by reconciliation)."""
+
+    @abstractmethod
+    def closing(self) -> dict[str, Any]:
+        """The data of the ``round-closed`` entry (no card identities)."""
+
+    @classmethod
+    @abstractmethod
+    def open(cls, round_id: str, request: OpenRound, desk: Desk) -> tuple[RoundRun, dict[str, Any]]:
+        """A new round from the dealer's ``open-round`` request, and its ``round-opened`` data."""
+
+    @classmethod
+    @abstractmethod
+    def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> RoundRun: ...
+
+    def dispense_and_absorb(self, desk: Desk, cards: int, what: str) -> tuple[dict[str, Any], bool]:
+        """Dispense one announced stack and record it; ``(record, stop)``: stop after a fault or pause.
+
+        A fault ends the deal with the cards read before it (the fault is journaled first); a lost link
+        pauses the round with the stack in doubt and answers ``shoe-unavailable`` (recovery reconciles it).
+        """
+        try:
+            stack = desk.dispense(cards)
+        except DispenseFailed as exc:
+            desk.drain()
+            return self.absorb(desk, Stack(exc.dispense_id, exc.cards)), True
+        except ShoeDiscrepancy as exc:  # journaled as an alarm by the desk; never a guess at the cards
+            self.announced = None
+            desk.drain()
+            detail = f"the shoe contradicted itself about {what}: {exc.detail}"
+            self.void(desk, Irregularity.SHOE_DISCREPANCY, detail, alarm=exc.cause, dispense_id=exc.dispense_id,
+                      known_dispense_id=exc.dispense_id or 0)  # fmt: skip
+            return {"alarm": exc.cause, "dispense_id": exc.dispense_id, "voided": True}, True
+        except (ShoeIOError, ShoeTimeout) as exc:
+            self.pause(desk, Irregularity.LINK_LOST, f"{what} in doubt: {exc}")
+            raise ServiceError(
+                "shoe-unavailable",
+                f"the shoe link failed during a dispense: {exc}",
+                kind=ErrorKind.UNAVAILABLE,
+                hint=exc.hint,
+            ) from exc
+        journaled = len(self.shoe_cards)
+        record = self.absorb(desk, stack)
+        desk.drain()
+        self._check_moved(desk, stack, journaled)
+        return record, self.paused or self.terminal
+
+    def _check_moved(self, desk: Desk, stack: Stack, journaled_before: int) -> None:
+        """Cards the shoe's counter moved in this round against cards this round journaled.
+
+        The driver checked the stack against the counters; this checks what the round made of it. The base
+        is taken at the first dispense this process makes for the round (a rebuilt round keeps its cards).
+        """
+        if stack.counters is None or self.terminal:
+            return
+        before, after = stack.counters
+        if self._counter_base is None:
+            self._counter_base = before - journaled_before
+        moved, journaled = after - self._counter_base, len(self.shoe_cards)
+        if moved != journaled:
+            detail = f"the shoe's counter moved {moved} card(s) in this round, the journal holds {journaled}"
+            desk.raise_alarm("cards-unjournaled", detail, dispense_id=stack.dispense_id, unjournaled=moved - journaled)
+            self.void(desk, Irregularity.SHOE_DISCREPANCY, detail, alarm="cards-unjournaled",
+                      known_dispense_id=stack.dispense_id)  # fmt: skip
+
+    def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
+        """After a resume: finish a command that a restart cut short between two journal entries.
+
+        Only steps that need neither the shoe nor a dealer's decision are taken; ``stub_released``
+        says the shoe reports its stub out. Returns why the round cannot go on (the caller voids it),
+        or ``None``. The default has nothing to finish.
+        """
+        return None
+
+    def accepts_load(self) -> bool:
+        """Whether cards loaded into the shoe now belong to this round (DECK_LOADED while it deals: SPEC §11).
+
+        ``False`` (the default): a load on top of the round's deck mixes two decks, and the round is void.
+        """
+        return False
+
+    def closed_answer(self, action: str) -> dict[str, Any] | None:
+        """What ``action`` answers once this round is closed (while it is still the round shown).
+
+        ``None``: nothing; the action is refused ``no-round``.
+        """
+        return None
+
+    def journaled_reads(self, dispense_id: int) -> dict[int, str | None]:
+        """The cards of ``dispense_id`` this round's journal already holds: position -> card."""
+        return {pos: data.get("card") for (did, pos), data in self.shoe_cards.items() if did == dispense_id}
+
+    def note(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Rebuild service-side state from one journal entry of this round (after the records replay)."""
+        if kind == "card":
+            self.cards_dealt = max(self.cards_dealt, int(data.get("index") or 0))
+            self._remember(data)
+        if kind == "decision" and data.get("action") == "stack-for-seat":
+            self.announced = dict(data)
+        elif "dispense_id" in data and "record" in data:
+            self.announced = None
+
+    # -- shared helpers --------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        return {"round_id": self.round_id, "game": self.game, "jurisdiction": self.opened.get("jurisdiction")}
+
+    def _remember(self, data: Mapping[str, Any]) -> None:
+        did, pos = data.get("dispense_id"), data.get("position")
+        if isinstance(did, int) and isinstance(pos, int):
+            self.shoe_cards[(did, pos)] = dict(data)
+
+    def journaled(self, dispense_id: int, position: int) -> bool:
+        """Whether the card at ``position`` of ``dispense_id`` is in the journal already.
+
+        A restart can cut a command short after a stack's ``card`` entries and before its record;
+        reconciliation then hands the same stack over again, and its cards must not be journaled twice.
+        """
+        return (dispense_id, position) in self.shoe_cards
+
+    def journal_card(self, desk: Desk, data: dict[str, Any]) -> int:
+        """Journal one ``card`` entry (see :func:`card_entry`) and remember it."""
+        seq = desk.append("card", data, self.round_id)
+        self._remember(data)
+        return seq
+
+    def record(self, desk: Desk, kind: str, record: Any, **extra: Any) -> int:
+        """Journal a rules record (with ``extra`` fields) for this round."""
+        return desk.append(kind, {**extra, "record": encode_record(record)}, self.round_id)
+
+    def announce(self, desk: Desk, target: str, seat: int | None, number: int, size: int, **extra: Any) -> None:
+        """The ``stack-for-seat`` entry: journaled (and shown) before the shoe is asked for the stack."""
+        data = {"action": "stack-for-seat", "target": target, "seat": seat, "number": number, "size": size, **extra}
+        if self.announced == data:
+            return  # a retry after a refused dispense: that stack is announced already and no card moved
+        desk.append("decision", data, self.round_id)
+        self.announced = data
+
+
+def rebuild(opened: JournalEntry, entries: Sequence[JournalEntry], games: Mapping[str, type[RoundRun]]) -> RoundRun:
+    """A round rebuilt from its journal entries; :class:`ServiceError` ``replay-failed`` if it cannot be."""
+    data = opened.data
+    game = games.get(str(data.get("game")))
+    if game is None or opened.round_id is None:
+        raise ServiceError("replay-failed", f"round of unknown game {data.get('game')!r}", kind=ErrorKind.INTERNAL)
+    raw: list[Any] = list(data.get("records", []))
+    for entry in entries:
+        if entry.seq == opened.seq:
+            continue
+        if "record" in entry.data:
+            raw.append(entry.data["record"])
+        raw.extend(entry.data.get("records", []))
+    try:
+        run = game.replayed(opened.round_id, data, [decode_record(r) for r in raw])
+    except (CodecError, RuleViolation, ValueError, TypeError, KeyError) as exc:
+        raise ServiceError("replay-failed", f"round {opened.round_id}: {exc}", kind=ErrorKind.INTERNAL) from exc
+    for entry in entries:
+        run.note(entry.kind, entry.data)
+    return run

@@ -1,0 +1,51 @@
+"""The journal payloads of program and firmware verification (issue 17; pure).
+
+- ``ProgramCheck``: the installed program against its signed manifest (``shoe.release``); in the start
+  entry as ``program`` (the software identity: release, manifest hash) and, at every periodic check, as a
+  ``service`` entry ``program-check``.
+- ``FirmwareCheck``: the shoe's answer to FIRMWARE_DIGEST at a connect (SPEC §12) and the verdict, a
+  ``link`` entry ``firmware``.
+
+A mismatch is also an ``alarm`` (``fault`` kind: ``program-mismatch``, ``firmware-unapproved``) that refuses
+new rounds until a technician acknowledges it (clear-fault). The tag strings are the journal's.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from shoe.service.journal.payload_base import Payload
+
+__all__ = ["FirmwareCheck", "ProgramCheck", "ProgramCheckEntry", "ProgramResult"]
+
+ProgramResult = Literal["ok", "mismatch", "bad-signature", "unverified"]
+MAX_NAMED = 20
+"""The differences an entry names (all are counted): a wholly replaced tree would otherwise fill the journal."""
+
+
+class ProgramCheck(Payload):
+    result: ProgramResult
+    release: str | None  # the manifest's release; None without a manifest
+    manifest_sha256: str | None
+    key_id: str | None  # the key the signature holds for (None: not checked or bad)
+    files: int
+    differences: int
+    named: list[str]  # the first MAX_NAMED differences, each named ("changed PATH", "version NAME: ...")
+    detail: str  # why, in a sentence (no manifest, the signature's problem, the count)
+
+
+class ProgramCheckEntry(ProgramCheck, tag_field="event", tag="program-check"):
+    """A ``service`` entry: a periodic check after the one at start."""
+
+
+class FirmwareCheck(Payload, tag_field="event", tag="firmware"):
+    """A ``link`` entry: the shoe's firmware digest at a connect, and what the host made of it."""
+
+    verdict: Literal["approved", "unapproved", "unverified"]
+    cause: str
+    detail: str
+    seed: str  # hex, fresh for every ask
+    firmware: str | None
+    bootloader: str | None
+    image_size: int | None
+    hmac: str | None
