@@ -86,6 +86,9 @@ class _Child:
         self.name = f"bench/_shoed.py {args[0]}"
         self._log_file = log.open("ab")
         self._lines: queue.Queue[str | None] = queue.Queue()
+        # One command and its answer at a time: the soak's unplugger thread and its dealer share the child, and
+        # without it one took the other's answer (an unplug read the deck order the ledger had asked for).
+        self._command_lock = threading.Lock()
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), *args],
             cwd=ROOT,
@@ -124,9 +127,10 @@ class _Child:
 
     def command(self, name: str, timeout: float = 10.0) -> str:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(name + "\n")
-        self.proc.stdin.flush()
-        return self._line(timeout)
+        with self._command_lock:
+            self.proc.stdin.write(name + "\n")
+            self.proc.stdin.flush()
+            return self._line(timeout)
 
     def close(self) -> None:
         if self.proc.poll() is None and self.proc.stdin is not None:
@@ -166,7 +170,7 @@ class EmulatorProcess(_Child):
     def unplug(self) -> None:
         """Pull the cable; the child plugs it back in after a random 0.05..replug-max-s seconds."""
         if (answer := self.command("unplug")) != "ok":
-            raise RuntimeError(f"emulator: unplug: {answer}")
+            raise RuntimeError(f"emulator: unplug: not ok ({len(answer)} characters not shown: it may be a deck)")
 
     def stats(self) -> dict[str, Any]:
         """The emulated mechanism's and line's counts, and every intact CARD_READ written (``reads_sent_intact``)."""
