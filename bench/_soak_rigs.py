@@ -91,11 +91,16 @@ class Unplugger(threading.Thread):
         self.pull, self.every_s, self.rng = pull, every_s, rng
         self.stopping = threading.Event()
         self.count = 0
+        self.failure: str | None = None
+        """Why the unplugger stopped before the soak did: a soak that quietly went on without unplugs is a failure."""
 
     def run(self) -> None:
-        while not self.stopping.wait(self.rng.expovariate(1 / self.every_s)):
-            self.pull()
-            self.count += 1
+        try:
+            while not self.stopping.wait(self.rng.expovariate(1 / self.every_s)):
+                self.pull()
+                self.count += 1
+        except Exception as exc:  # any failure ends the unplugs; the soak reports it and fails
+            self.failure = f"{type(exc).__name__}: {exc}"
 
     def stop(self) -> None:
         self.stopping.set()
