@@ -85,6 +85,7 @@ class Link:
         self._transport = transport
         self._key = None if key is None else auth.check_key(key)
         self._session: auth.Session | None = None
+        self._hello_reply: tuple[int, bytes] | None = None  # (seq, payload) of the reply that started the session
         self._leftover: list[Frame | BadFrame] = []  # frames read with the HELLO_REPLY, dispatched next
         self._restart_session = False
         self.timeouts = timeouts
@@ -344,12 +345,18 @@ class Link:
 
         Runs before the reader thread starts, or on it (after a reopen): it reads the transport itself.
         Frames before the reply (sealed under an older session) are dropped: the shoe re-sends its events.
+        A reply to another HELLO (an earlier attempt's, still on the line after a reopen) is not this one's
+        and is passed over; a reply that does not verify is remembered and waited past, so a stale or
+        injected frame cannot end the handshake: only the end of every re-send without a verified reply
+        makes the refusal (``key-mismatch``) final.
         """
         assert self._key is not None
         self._session = None
+        self._hello_reply = None
         nonce = secrets.token_bytes(auth.NONCE_SIZE)
         seq = secrets.randbelow(0xFFFF) + 1
         hello = codec.encode(Hello(nonce), seq)
+        refused: ShoeAuthError | None = None
         for _ in range(self.timeouts.retries + 1):
             self._write(b"\x00" + hello)
             deadline = time.monotonic() + self.timeouts.reply
@@ -357,10 +364,21 @@ class Link:
                 data = self._transport.read(min(left, self.timeouts.read_poll))
                 items = self._deframer.feed(data) if data else []
                 for index, item in enumerate(items):
-                    if isinstance(item, Frame) and self._hello_answer(item, nonce):
+                    if not isinstance(item, Frame) or item.seq != seq:
+                        continue
+                    try:
+                        answered = self._hello_answer(item, nonce)
+                    except ShoeAuthError as exc:
+                        if exc.cause != "key-mismatch":
+                            raise
+                        refused = exc
+                        continue
+                    if answered:
                         self._leftover = items[index + 1 :]
                         self.stats.sessions += 1
                         return
+        if refused is not None:
+            raise refused
         raise ShoeAuthError("auth-no-answer", f"{self.url}: no answer to HELLO: the shoe does not authenticate")
 
     def _hello_answer(self, frame: Frame, nonce: bytes) -> bool:
@@ -397,6 +415,7 @@ class Link:
                 f"(shoe key id 0x{reply.key_id:08X}, host 0x{auth.key_id(self._key):08X}): {exc}",
             ) from exc
         self._session = session
+        self._hello_reply = (frame.seq, frame.payload)
         return True
 
     def _run(self) -> None:
@@ -483,6 +502,11 @@ class Link:
         """The frame as v1.0 would have carried it, or None: refused (counted, told) or a session to restart."""
         session = self._session
         if session is not None and frame.version == auth.FORMAT_AUTH:
+            if frame.msg_type == MsgType.HELLO_REPLY and (frame.seq, frame.payload) == self._hello_reply:
+                # The shoe's answer again to a HELLO this host re-sent (its reply was late): a late duplicate
+                # response (SPEC §4, §13.3), the same bytes as the reply that started this session.
+                self.stats.late_responses += 1
+                return None
             try:
                 return session.into.open(frame)
             except auth.AuthError as exc:

@@ -119,6 +119,7 @@ class EmulatedShoe(ShoeHandlers):
         self._listeners: list[Callable[[], None]] = []
         self._key: bytes | None = None  # the pairing key: non-volatile, survives reboots
         self._session: auth.Session | None = None
+        self._hello_answered: tuple[tuple[int, bytes], bytes] | None = None  # the HELLO of the session, its reply
         with self._cond:
             self._boot()
 
@@ -434,11 +435,19 @@ class EmulatedShoe(ShoeHandlers):
         if len(hello.host_nonce) != auth.NONCE_SIZE:
             self._send(codec.encode(m.Nak(NakCode.BAD_ARGUMENT, "a nonce is 16 bytes"), frame.seq))
             return
+        answered = self._hello_answered
+        if self._session is not None and answered is not None and answered[0] == (frame.seq, frame.payload):
+            # The same HELLO again (SPEC §4, §13.3): the host re-sent it because the reply was late or lost.
+            # Answer with the same reply and keep the session: a new one would leave the host on the first.
+            self._send(answered[1])
+            return
         nonce = secrets.token_bytes(auth.NONCE_SIZE)
         self._session = auth.Session.start(self._key, hello.host_nonce, nonce, self._boot_id, host=False)
         self._count["sessions"] += 1
         reply = m.HelloReply(self._boot_id, nonce, auth.key_id(self._key))
-        self._send(self._wire(reply, frame.seq, sealed=True))
+        wire = self._wire(reply, frame.seq, sealed=True)
+        self._hello_answered = ((frame.seq, frame.payload), wire)
+        self._send(wire)
         self._resend(self._time.clock(), force=True)  # the events held while there was no session
 
     def _pair(self, request: m.Pair, *, sealed: bool) -> m.Message:

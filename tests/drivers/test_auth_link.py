@@ -277,3 +277,104 @@ def test_a_v10_shoe_is_still_checked_with_counters_and_status(made: list[Callabl
     v10._mech.counters.cards += 1
     with pytest.raises(ShoeDiscrepancy):
         old.dispense(1)
+
+
+class EchoedHellos(Transport):
+    """The host's HELLO reaches the shoe twice: what a re-send does when the reply was only late."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner, self.url = inner, inner.url
+        self._deframer = Deframer()
+
+    def write(self, data: bytes) -> None:
+        self.inner.write(data)
+        for item in self._deframer.feed(data):
+            if isinstance(item, Frame) and item.msg_type == MsgType.HELLO:
+                self.inner.write(b"\x00" + codec.encode_frame(item.version, item.msg_type, item.seq, item.payload))
+
+    def read(self, timeout: float) -> bytes:
+        return self.inner.read(timeout)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def reopen(self) -> Transport:
+        return EchoedHellos(self.inner.reopen())
+
+
+def test_a_re_sent_hello_keeps_the_session(made: list[Callable[[], None]]) -> None:
+    """A HELLO re-sent because its reply was late gets the same reply, and the session stands on both sides.
+
+    Found by the 2,000-round soak: the shoe started a second session for the copy, the host kept the
+    first reply's, and the next frame from the shoe (the second reply, an event) was refused: a misdeal
+    with a security alarm on a line that only answered late."""
+    key = secrets.token_bytes(32)
+    shoe = _shoe(made, key)
+    client = _client(made, EchoedHellos(EmulatorTransport(shoe)), key)
+    notices: list[Any] = []
+    client.subscribe(notices.append)
+    client.connect()
+    assert [r.card for r in client.dispense(2).cards] == ["3s", "Kc"]
+    shoe.power_cycle()  # a new boot: a new HELLO, echoed again
+    assert len(client.dispense(1).cards) == 1
+    assert shoe.stats.sessions == 2
+    assert client.link.stats.refused == 0 and not [n for n in notices if isinstance(n, FrameRefused)]
+    assert client.link.stats.late_responses >= 2  # each copy's reply, discarded as a late duplicate
+
+
+class StaleReplyFirst(Transport):
+    """After a reopen, the first read carries the reply to an earlier HELLO (still in a buffer on the line)."""
+
+    def __init__(self, inner: Transport, stale: list[bytes]) -> None:
+        self.inner, self.url, self.stale = inner, inner.url, stale
+        self._deframer = Deframer()
+
+    def write(self, data: bytes) -> None:
+        self.inner.write(data)
+
+    def read(self, timeout: float) -> bytes:
+        data = self.inner.read(timeout)
+        if not self.stale:  # the first connection: keep the shoe's HELLO_REPLY for the next one
+            for item in self._deframer.feed(data):
+                if isinstance(item, Frame) and item.msg_type == MsgType.HELLO_REPLY:
+                    self.stale.append(b"\x00" + codec.encode_frame(item.version, item.msg_type, item.seq, item.payload))
+            return data
+        if self.stale[0]:
+            stale, self.stale[0] = self.stale[0], b""
+            return stale + data
+        return data
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def reopen(self) -> Transport:
+        return StaleReplyFirst(self.inner.reopen(), self.stale)
+
+
+def test_a_stale_reply_to_an_earlier_hello_is_passed_over(made: list[Callable[[], None]]) -> None:
+    """A reply to another HELLO is not this handshake's: never a key mismatch, never an alarm."""
+    key = secrets.token_bytes(32)
+    shoe = _shoe(made, key)
+    client = _client(made, StaleReplyFirst(EmulatorTransport(shoe), []), key)
+    notices: list[Any] = []
+    client.subscribe(notices.append)
+    client.connect()
+    client.dispense(1)
+    shoe.unplug()
+    deadline = time.monotonic() + 5
+    while client.link.connected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    shoe.replug()
+    assert client.link.wait_connected(5)
+    assert len(client.dispense(1).cards) == 1
+    assert not [n for n in notices if isinstance(n, FrameRefused)], notices
+    assert client.link.stats.refused == 0
+
+
+def test_a_reply_that_does_not_verify_is_still_a_key_mismatch(made: list[Callable[[], None]]) -> None:
+    """Waiting past a reply that fails its MAC does not hide another key: at the end it is the refusal."""
+    shoe = _shoe(made, secrets.token_bytes(32))
+    client = _client(made, EmulatorTransport(shoe), secrets.token_bytes(32))
+    with pytest.raises(ShoeAuthError) as caught:
+        client.connect()
+    assert caught.value.cause == "key-mismatch"
