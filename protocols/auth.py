@@ -137,17 +137,22 @@ class Sender:
     counter: int = 0
 
     def __post_init__(self) -> None:
-        self._state = _keyed(self.session, self.direction)
+        self.keyed = _keyed(self.session, self.direction)
+        """The keyed state fed the direction byte: a frame's MAC starts from its ``copy()``."""
+
+    def next_counter(self) -> int:
+        """The counter of the next frame (1 first); OverflowError once the session has used them all."""
+        if self.counter >= 0xFFFFFFFF:
+            raise OverflowError("session counter exhausted: start a new session")
+        self.counter += 1
+        return self.counter
 
     def seal(self, msg_type: int, seq: int, payload: bytes) -> bytes:
         """The same bytes as :func:`seal`, with the keyed state reused."""
-        self.counter += 1
-        if self.counter > 0xFFFFFFFF:
-            raise OverflowError("session counter exhausted: start a new session")
         if len(payload) > MAX_AUTH_PAYLOAD:
             raise ValueError(f"payload of {len(payload)} bytes exceeds the {MAX_AUTH_PAYLOAD}-byte authenticated limit")
-        sealed = _HEAD.pack(FORMAT_AUTH, msg_type, seq, self.counter) + payload
-        state = self._state.copy()
+        sealed = _HEAD.pack(FORMAT_AUTH, msg_type, seq, self.next_counter()) + payload
+        state = self.keyed.copy()
         state.update(sealed)
         body = sealed + state.digest()
         return bytes(cobs.encode(body + CRC.pack(crc32c(body)))) + DELIMITER
