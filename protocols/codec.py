@@ -216,9 +216,19 @@ def _appended_tail(cls: type[Message], rest: tuple[Field[Any], ...]) -> struct.S
 _CARD_READ_LISTS = tuple(struct.Struct(f"<{count}H").unpack_from for count in range(256))
 """The unpacker of a list of ``count`` card reads, by count (a list has a u8 count)."""
 
-_READ_CODES: dict[CardRead, int] = {read: code for code, read in CARD_READS.items()}
-"""A valid card read's two wire bytes as one u16 (the inverse of CARD_READS); an invalid one is missing."""
 _CRC_PACK = struct.Struct("<I").pack
+_CARD_BYTES: dict[str | None, int] = {**{code: index for index, code in enumerate(ALL_CODES)}, None: NO_CARD}
+_VALID_READ_CODES = frozenset(CARD_READS)
+
+
+def _read_code(read: CardRead) -> int:
+    """A valid card read's two wire bytes as one u16 (the inverse of CARD_READS), from its fields: a dict keyed by
+    the read would hash and compare the frozen dataclass in Python, about ten times this. KeyError for a read no
+    field codec takes."""
+    code: int = read.status << 8 | _CARD_BYTES[read.card]
+    if code not in _VALID_READ_CODES:
+        raise KeyError(read)
+    return code
 
 
 def _frame_encoder(layout: Layout, *, sealed: bool = False) -> Callable[..., bytes] | None:
@@ -238,13 +248,13 @@ def _frame_encoder(layout: Layout, *, sealed: bool = False) -> Callable[..., byt
     env: dict[str, Any] = {"pack": struct.Struct(head + layout.struct.format.lstrip("<")).pack,
                            "crc": crc32c, "crc_pack": _CRC_PACK, "cobs_encode": cobs.encode,
                            "version": FORMAT_AUTH if sealed else PROTOCOL_VERSION, "msg_type": int(cls.TYPE),
-                           "reads": _READ_CODES, "card": card_to_byte, "lists": _CARD_READ_PACKS}  # fmt: skip
+                           "read_code": _read_code, "card": card_to_byte, "lists": _CARD_READ_PACKS}  # fmt: skip
     values = []
     for index, (name, field) in enumerate(zip(layout.names, cls.LAYOUT[: layout.fixed], strict=False)):
         if field is CARD:
             values.append(f"card(message.{name})")
         elif field is CARD_READ:
-            values.append(f"reads[message.{name}]")
+            values.append(f"read_code(message.{name})")
         else:
             values.append(f"message.{name}")
         del index
@@ -254,7 +264,7 @@ def _frame_encoder(layout: Layout, *, sealed: bool = False) -> Callable[..., byt
         name = layout.names[layout.fixed]
         lines += [
             f"    items = message.{name}",
-            "    body += lists[len(items)](len(items), *[reads[read] for read in items])",
+            "    body += lists[len(items)](len(items), *[read_code(read) for read in items])",
         ]
     if sealed:
         lines += ["    mac = keyed.copy()", "    mac.update(body)", "    body += mac.digest()"]
