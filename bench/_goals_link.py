@@ -287,7 +287,7 @@ def encode_and_mac_rows(*, rounds: int) -> None:
                   note=f"goal >= 0.3x; median of {rounds} interleaved runs of 1,000, thread CPU time")  # fmt: skip
     report.figure(f"MAC cost per frame, seal ({len(sealed_wire)} B sealed)", (t["seal"] - t["encode"]) * 1e6, "µs",
                   vs=(t["seal"] / t["encode"], f"plain encode ({t['encode'] * 1e6:.2f} µs)"),
-                  note="keyed BLAKE2s-64 and the counter: the sealed frame's encode against the plain one's")  # fmt: skip
+                  note="keyed BLAKE2s-64 and the counter: a sealed frame's encode against a plain one")  # fmt: skip
     report.figure("MAC cost per frame, open", (t["open"] - t["decode"]) * 1e6, "µs",
                   vs=(t["open"] / t["decode"], f"plain decode of a checked frame ({t['decode'] * 1e6:.2f} µs)"),
                   note="MAC check and counter, before the message decode")  # fmt: skip

@@ -103,6 +103,7 @@ class Link:
         self._reconnected = threading.Condition()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
+        self._reader_ident: int | None = None
         self._batching = False
         self._held_ack: EventAck | None = None
         self._acks = AckHold()  # the EVENT_ACK a ``holding_acks`` thread was handed with an answer
@@ -133,6 +134,7 @@ class Link:
             self._handshake()
         self._thread = threading.Thread(target=self._run, name=f"shoe-link {self.url}", daemon=True)
         self._thread.start()
+        self._reader_ident = self._thread.ident
 
     def wait_connected(self, timeout: float) -> bool:
         return self._connected.wait(timeout)
@@ -285,7 +287,7 @@ class Link:
         written once after the last of them: EVENT_ACK(boot, n) acknowledges every event up to n (SPEC
         §5), so one per batch, the highest, says what one per event said, with one write instead of four.
         """
-        if isinstance(message, EventAck) and self._batching and threading.current_thread() is self._thread:
+        if self._batching and isinstance(message, EventAck) and threading.get_ident() == self._reader_ident:
             held = self._held_ack
             if held is not None and held.boot_id != message.boot_id:
                 self._send_now(held)  # a new boot's numbers: the old boot's ack goes first
@@ -468,10 +470,11 @@ class Link:
                 log.warning("undecodable message", error=str(exc), msg_type=frame.msg_type)
                 continue
             self.stats.frames_in += 1
-            if message.TYPE.is_event:
+            kind = frame.msg_type  # the ranges of MsgType.is_event / is_response, without two enum properties a frame
+            if 0x80 <= kind < 0xC0:
                 assert isinstance(message, Event)
                 self._on_event(message)
-            elif message.TYPE.is_response:
+            elif 0x40 <= kind < 0x80:
                 pending = self._pending
                 if pending is not None and pending.seq == frame.seq and not pending.taken and pending.response is None:
                     pending.response = message
