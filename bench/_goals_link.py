@@ -2,8 +2,9 @@
 and the codec's decode, each against what the same bytes cost without our code, measured in the same run, interleaved.
 
 - dispense round trip: ``ShoeClient.dispense(2)`` against the instant emulator in its own process on a
-  pty, vs plain pyserial writing the same request bytes to a pty peer (``bench/_echo.py``) that
-  answers with the very bytes the emulator answered (recorded from a real dispense);
+  pty, vs plain pyserial making the same writes (each whole: a request, its MAC, the EVENT_ACK riding
+  with it) to a pty peer (``bench/_echo.py``) that answers each with the very bytes the emulator
+  answered (recorded from a real dispense);
 - client CPU per dispense: this process's CPU (every thread) per dispense, vs the same request and
   reply bytes through our ``SerialTransport`` and a reader thread that only counts them;
 - both interleaved per dispense (one of ours, then each reference once), so that load from other
@@ -41,14 +42,18 @@ from protocols import messages as m
 from protocols.codes import MsgType
 from protocols.crc import crc32c
 from protocols.fields import CardRead
-from protocols.framing import Deframer, Frame, encode_frame
+from protocols.framing import Deframer, Frame
 
 BENCH = Path(__file__).resolve().parent
 STACKS_PER_DECK = 26
 
 
 class _Recording(SerialTransport):
-    """Our transport, keeping each request written and the bytes read after it (a real dispense's exchange)."""
+    """Our transport, keeping every write of a dispense whole and the bytes read after it (its exchanges).
+
+    A write is replayed as written: an EVENT_ACK riding with a request (``Link.holding_acks``) and its MAC
+    are bytes ours moves, so the references move them too; a write with no answer (an ack flushed at the
+    end) is replayed with an empty answer."""
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -56,13 +61,8 @@ class _Recording(SerialTransport):
         self.replies: list[bytearray] = []
 
     def write(self, data: bytes) -> None:
-        # A request's write may begin with the EVENT_ACK of the read that answered the last one
-        # (``Link.holding_acks``): the reference replays the request frames only, as before acks rode along.
-        frames = [f for f in Deframer().feed(data) if isinstance(f, Frame)]
-        asked = [f for f in frames if f.msg_type != MsgType.EVENT_ACK and MsgType(f.msg_type).is_request]
-        if asked:
-            self.requests.append(b"".join(encode_frame(f.version, f.msg_type, f.seq, f.payload) for f in asked))
-            self.replies.append(bytearray())
+        self.requests.append(bytes(data))
+        self.replies.append(bytearray())
         super().write(data)
 
     def read(self, timeout: float) -> bytes:
@@ -71,12 +71,21 @@ class _Recording(SerialTransport):
             self.replies[-1] += data
         return data
 
+    def asked(self) -> int:
+        """Writes that carry a request (an answer is due): the exchanges."""
+        count = 0
+        for data in self.requests:
+            frames = [f for f in Deframer().feed(data) if isinstance(f, Frame)]
+            count += any(MsgType(f.msg_type).is_request and f.msg_type != MsgType.EVENT_ACK for f in frames)
+        return count
+
 
 class _Echo:
-    """``bench/_echo.py`` in a child process: a pty answering the i-th frame with ``replies[i]``, cyclically."""
+    """``bench/_echo.py`` in a child process: a pty answering the i-th write (by its length) with ``replies[i]``."""
 
-    def __init__(self, replies: list[bytes]) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(BENCH / "_echo.py"), ",".join(r.hex() for r in replies)],
+    def __init__(self, requests: list[bytes], replies: list[bytes]) -> None:
+        spec = ",".join(f"{len(q)}:{r.hex()}" for q, r in zip(requests, replies, strict=True))
+        self.proc = subprocess.Popen([sys.executable, str(BENCH / "_echo.py"), spec],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
         assert self.proc.stdout is not None
         self.path = self.proc.stdout.readline().strip()
@@ -120,13 +129,13 @@ def dispense_rows(tmp: Path, *, blocks: int, authenticated: bool = True) -> None
             client.dispense(2)
             time.sleep(0.05)  # the last event's bytes
             requests, replies = list(recording.requests), [bytes(r) for r in recording.replies]
-            report.figure("exchanges per dispense", len(requests), "requests",
+            report.figure("exchanges per dispense", recording.asked(), "requests",
                           note=f"goal <= 3 (v1.0: 6); {'authenticated' if authenticated else 'plain'} link, "
                           "a 2-card stack after the first")  # fmt: skip
             recording.requests = recording.replies = []  # type: ignore[misc]
             client.release_stub()
             emulator.load()
-            echo, echo2 = _Echo(replies), _Echo(replies)  # one peer each: a pty has one reader
+            echo, echo2 = _Echo(requests, replies), _Echo(requests, replies)  # one peer each: a pty has one reader
             raw = serial.Serial(echo.path, timeout=2)
             ours = SerialTransport(echo2.path)
             want, got, arrived, stop = [0], [0], threading.Event(), threading.Event()
@@ -146,14 +155,14 @@ def dispense_rows(tmp: Path, *, blocks: int, authenticated: bool = True) -> None
             def raw_echo() -> None:
                 for request, reply in zip(requests, replies, strict=True):
                     raw.write(request)
-                    if len(raw.read(len(reply))) != len(reply):
+                    if reply and len(raw.read(len(reply))) != len(reply):
                         raise RuntimeError("the echo peer did not answer")
 
             def transport_echo() -> None:
                 for request, reply in zip(requests, replies, strict=True):
                     want[0] = len(reply)
                     ours.write(request)
-                    if not arrived.wait(2):
+                    if reply and not arrived.wait(2):
                         raise RuntimeError("the echo peer did not answer")
                     arrived.clear()
 
@@ -191,7 +200,7 @@ def dispense_rows(tmp: Path, *, blocks: int, authenticated: bool = True) -> None
     cpu = {k: statistics.median(c for _, c in v) for k, v in results.items()}
     n = (
         f"{blocks} decks of {STACKS_PER_DECK}, each dispense followed by both references; wall: median of "
-        f"the dispenses, CPU: median of the decks' means; {len(requests)} requests, "
+        f"the dispenses, CPU: median of the decks' means; {len(requests)} writes (acks with requests included), "
         f"{sum(map(len, requests))} B out, {sum(map(len, replies))} B back"
     )
     report.figure("dispense round trip, pty, 2-card stack", wall["ours"] * 1e6, "µs",
@@ -252,7 +261,7 @@ def encode_and_mac_rows(*, rounds: int) -> None:
     def seal() -> None:
         sender = auth.Sender(session, auth.Direction.SHOE_TO_HOST)
         for _ in range(1000):
-            sender.seal(message.TYPE, 0, codec.encode_payload(message))
+            codec.encode_sealed(message, 0, sender)  # as the link and the emulator seal
 
     receiver = auth.Receiver(session, auth.Direction.SHOE_TO_HOST)
 
@@ -278,7 +287,7 @@ def encode_and_mac_rows(*, rounds: int) -> None:
                   note=f"goal >= 0.3x; median of {rounds} interleaved runs of 1,000, thread CPU time")  # fmt: skip
     report.figure(f"MAC cost per frame, seal ({len(sealed_wire)} B sealed)", (t["seal"] - t["encode"]) * 1e6, "µs",
                   vs=(t["seal"] / t["encode"], f"plain encode ({t['encode'] * 1e6:.2f} µs)"),
-                  note="keyed BLAKE2s-64 and the counter, on top of the payload encode")  # fmt: skip
+                  note="keyed BLAKE2s-64 and the counter: a sealed frame's encode against a plain one")  # fmt: skip
     report.figure("MAC cost per frame, open", (t["open"] - t["decode"]) * 1e6, "µs",
                   vs=(t["open"] / t["decode"], f"plain decode of a checked frame ({t['decode'] * 1e6:.2f} µs)"),
                   note="MAC check and counter, before the message decode")  # fmt: skip

@@ -56,6 +56,7 @@ DUPLICATE_RUN_RESYNC = 3
 STUB_RELEASE_WORK_S = 5.0
 SELF_TEST_WORK_S = 5.0
 DECK_CHECK_WORK_S = 10.0
+_DISPENSE_POSITION = int(Capability.DISPENSE_POSITION)
 Subscriber = Callable[[m.Event | Notice], None]
 
 
@@ -233,7 +234,8 @@ class ShoeClient:
     def positioned(self) -> bool:
         """The shoe's dispense reports carry its counters (SPEC §6 check 4, v1.1): two exchanges a dispense."""
         identity = self.identity
-        return identity is not None and bool(identity.capabilities & Capability.DISPENSE_POSITION)
+        # Asked several times a dispense: an int test, not Flag.__and__ (a Python call that builds a new flag).
+        return identity is not None and bool(int(identity.capabilities) & _DISPENSE_POSITION)
 
     def _resync(self) -> Resynced:
         try:

@@ -42,7 +42,7 @@ class Position(NamedTuple):
         """The position a v1.1 report carries (DISPENSE_POSITION), None from an older shoe."""
         fields = (report.cards_total, report.stacks, report.cards_remaining, report.last_dispense_id,
                   report.active_dispense_id)  # fmt: skip
-        if any(value is None for value in fields):
+        if None in fields:
             return None
         return cls(*fields)  # type: ignore[arg-type]
 

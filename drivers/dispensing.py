@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 import structlog
@@ -88,7 +87,7 @@ class Dispenser:
                 self._verify(dispense_id, before, failed.cards, failed=True)
                 raise
             after = self._verify(dispense_id, before, stack.cards, failed=False)
-            stack = replace(stack, counters=(before.cards, after.cards))
+            stack = Stack(stack.dispense_id, stack.cards, stack.replayed, (before.cards, after.cards))
             c._remember(stack)
             return stack
         except ShoeDiscrepancy:

@@ -32,7 +32,7 @@ from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, redact_port
 from protocols import auth, codec
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode
-from protocols.framing import BadFrame, Deframer, Frame, encode_frame
+from protocols.framing import BadFrame, Deframer, Frame
 from protocols.messages import Event, EventAck, Hello, HelloReply, Message, Nak
 
 log = structlog.get_logger("drivers.link")
@@ -104,6 +104,7 @@ class Link:
         self._reconnected = threading.Condition()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
+        self._reader_ident: int | None = None
         self._batching = False
         self._held_ack: EventAck | None = None
         self._acks = AckHold()  # the EVENT_ACK a ``holding_acks`` thread was handed with an answer
@@ -134,6 +135,7 @@ class Link:
             self._handshake()
         self._thread = threading.Thread(target=self._run, name=f"shoe-link {self.url}", daemon=True)
         self._thread.start()
+        self._reader_ident = self._thread.ident
 
     def wait_connected(self, timeout: float) -> bool:
         return self._connected.wait(timeout)
@@ -193,7 +195,6 @@ class Link:
                 self._keep_ack(pending)
 
     def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
-        payload = codec.encode_payload(message)
         attempt = losses = 0
         generation = self._generation
         working_until = time.monotonic() + plan.work
@@ -205,9 +206,9 @@ class Link:
                 if first:
                     self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
                     held = self._acks.take() if pending.defer else None
-                    self._write_frames(held, message.TYPE, pending.seq, payload)  # one write for both
+                    self._write_frames(held, message, pending.seq)  # one write for both
                 else:
-                    self._write_frames(None, message.TYPE, pending.seq, payload, flush=True)
+                    self._write_frames(None, message, pending.seq, flush=True)
                 first = False
             except ShoeIOError as exc:
                 lost: ShoeError = exc
@@ -287,7 +288,7 @@ class Link:
         written once after the last of them: EVENT_ACK(boot, n) acknowledges every event up to n (SPEC
         §5), so one per batch, the highest, says what one per event said, with one write instead of four.
         """
-        if isinstance(message, EventAck) and self._batching and threading.current_thread() is self._thread:
+        if self._batching and isinstance(message, EventAck) and threading.get_ident() == self._reader_ident:
             held = self._held_ack
             if held is not None and held.boot_id != message.boot_id:
                 self._send_now(held)  # a new boot's numbers: the old boot's ack goes first
@@ -301,7 +302,7 @@ class Link:
         if self._connected.is_set():
             # On failure the reader notices the loss; the shoe re-sends and we acknowledge again.
             with contextlib.suppress(ShoeIOError):
-                self._write_frames(message, None, 0, b"")
+                self._write_frames(message, None, 0)
 
     def close(self) -> None:
         self._closed.set()
@@ -319,22 +320,24 @@ class Link:
             self._transport.write(data)
         self.stats.frames_out += 1
 
-    def _seal(self, msg_type: int, seq: int, payload: bytes) -> bytes:
+    def _frame(self, message: Message, seq: int) -> bytes:
+        """The message's wire bytes: sealed under the session (its next counter), or plain without one."""
         session = self._session
         if session is None:
-            return encode_frame(PROTOCOL_VERSION, msg_type, seq, payload)
-        return session.out.seal(msg_type, seq, payload=payload)
+            return codec.encode(message, seq)
+        return codec.encode_sealed(message, seq, session.out)
 
-    def _write_frames(
-        self, ack: Message | None, msg_type: int | None, seq: int, payload: bytes, *, flush: bool = False
-    ) -> None:
-        """An EVENT_ACK and/or a request, sealed and written under the write lock: counters go out in order."""
+    def _write_frames(self, ack: Message | None, message: Message | None, seq: int, *, flush: bool = False) -> None:
+        """An EVENT_ACK and/or a request, sealed and written under the write lock: counters go out in order.
+
+        Each is encoded (and sealed) again per write, a re-send too: a sealed copy of the same request carries
+        a new counter (SPEC §13.5), and the shoe still knows it by its sequence number (SPEC §4)."""
         with self._write_lock:
             data = b"\x00" if flush else b""
             if ack is not None:
-                data += self._seal(ack.TYPE, 0, codec.encode_payload(ack))
-            if msg_type is not None:
-                data += self._seal(msg_type, seq, payload)
+                data += self._frame(ack, 0)
+            if message is not None:
+                data += self._frame(message, seq)
             self._transport.write(data)
         self.stats.frames_out += 1
 
@@ -486,10 +489,11 @@ class Link:
                 log.warning("undecodable message", error=str(exc), msg_type=frame.msg_type)
                 continue
             self.stats.frames_in += 1
-            if message.TYPE.is_event:
+            kind = frame.msg_type  # the ranges of MsgType.is_event / is_response, without two enum properties a frame
+            if 0x80 <= kind < 0xC0:
                 assert isinstance(message, Event)
                 self._on_event(message)
-            elif message.TYPE.is_response:
+            elif 0x40 <= kind < 0x80:
                 pending = self._pending
                 if pending is not None and pending.seq == frame.seq and not pending.taken and pending.response is None:
                     pending.response = message

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 
-from drivers.errors import ShoeAuthError, ShoeProtocolError
+from drivers.errors import ShoeAuthError, ShoeProtocolError, ShoeUnavailable
 from drivers.link import Link
 from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport
@@ -51,7 +51,14 @@ def pair_shoe(transport: Transport, key: bytes, *, old_key: bytes | None, timeou
             raise ShoeProtocolError(f"PAIR refused: {answer.code.name} ({answer.detail})", nak=answer.code)
         if not isinstance(answer, m.Ok):
             raise ShoeProtocolError(f"PAIR answered by {answer.TYPE.name}")
-        check = _link(link._transport.reopen(), key, timeouts)  # a session under the new key proves it took
+        try:
+            fresh = link._transport.reopen()
+        except ShoeUnavailable:
+            # A device port is opened exclusively (flock): this process's own open holds it until closed. An
+            # in-process emulator's transport is reopened before the close instead, which would end the shoe.
+            link.close()
+            fresh = link._transport.reopen()
+        check = _link(fresh, key, timeouts)  # a session under the new key proves it took
         with contextlib.suppress(Exception):
             check.close()
     finally:

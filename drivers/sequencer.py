@@ -6,7 +6,7 @@ below the last delivered number, and say what cumulative acknowledgement to send
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from protocols.messages import Event
 
@@ -14,11 +14,13 @@ MAX_HELD = 1024
 """Early events held while waiting for a gap to fill; matches the shoe's event log depth."""
 
 
-@dataclass
-class Accepted:
-    """Result of offering one event: what to deliver now, and the ack to send (None: no ack)."""
+class Accepted(NamedTuple):
+    """Result of offering one event: what to deliver now, and the ack to send (None: no ack).
 
-    deliver: list[Event] = field(default_factory=list)
+    A tuple: one is built per event on the link's reader thread, where a dataclass's generated ``__init__``
+    and its default factory cost several times more."""
+
+    deliver: list[Event]
     ack: int | None = None
     duplicate: bool = False
 
@@ -46,14 +48,16 @@ class EventSequencer:
         if n <= self.last_delivered:
             self.duplicates += 1
             # Our earlier ack was lost: repeat it so the shoe stops re-sending.
-            return Accepted(ack=self.last_delivered, duplicate=True)
+            return Accepted([], self.last_delivered, True)
         if n > self.last_delivered + 1:
             if len(self._held) < MAX_HELD or n in self._held:
                 self._held[n] = event
-            return Accepted()
-        out = [event]
+            return Accepted([])
         self.last_delivered = n
+        if not self._held:
+            return Accepted([event], n)
+        out = [event]
         while self.last_delivered + 1 in self._held:
             self.last_delivered += 1
             out.append(self._held.pop(self.last_delivered))
-        return Accepted(deliver=out, ack=self.last_delivered)
+        return Accepted(out, self.last_delivered)

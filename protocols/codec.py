@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from cobs import cobs
 
+from protocols.auth import FORMAT_AUTH, Sender
 from protocols.cards import ALL_CODES, NO_CARD, card_to_byte
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode, ReadStatus
 from protocols.crc import crc32c
@@ -135,6 +136,26 @@ class Layout:
             return cast(Callable[[bytes], Message], lambda payload: cls(*unpack(payload)))
         lines = [f"    {', '.join(raw)}, = unpack_from(payload)"] if n else []
         card_reads = len(self.rest) == 1 and isinstance(self.rest[0], ListOf) and self.rest[0]._item is CARD_READ
+        tail = _appended_tail(cls, self.rest)
+        if tail is not None:
+            # A list of card reads, then appended fixed-size fields (DISPENSE_REPORT's position): one more
+            # ``unpack_from`` after the list, or the defaults when the payload ends with the list (an older shoe).
+            env.update(size=self.struct.size, reads=CARD_READS.__getitem__, lists=_CARD_READ_LISTS,
+                       tail=tail.unpack_from)  # fmt: skip
+            appended = [f"a{i}" for i in range(len(cls.LAYOUT) - n - 1)]
+            lines += [
+                "    count = payload[size]",
+                f"    v{n} = tuple(map(reads, lists[count](payload, size + 1)))",
+                "    pos = size + 1 + 2 * count",
+                "    if pos == len(payload):",
+                f"        return cls({', '.join([*values, f'v{n}'])})",
+                f"    {', '.join(appended)}, = tail(payload, pos)",
+                f"    return cls({', '.join([*values, f'v{n}', *appended])})",
+            ]
+            source = "def decode(payload):\n" + "\n".join(lines) + "\n"
+            exec(compile(source, f"<decode {cls.__name__}>", "exec"), env)
+            tailed: Callable[[bytes], Message] = env["decode"]
+            return tailed
         if self.rest and not (card_reads and not cls.APPENDED):
             env.update(rest=tuple(enumerate(self.rest, start=n)), size=self.struct.size, optional=self.optional_from)
             lines += [
@@ -176,47 +197,82 @@ class Layout:
         return bytes(out)
 
 
+def _appended_tail(cls: type[Message], rest: tuple[Field[Any], ...]) -> struct.Struct | None:
+    """The struct of the fields after a leading list of card reads when they are all appended, fixed-size and
+    taken as they are (integers); None for any other layout."""
+    if len(rest) < 2 or len(rest) - 1 != cls.APPENDED:
+        return None
+    if not (isinstance(rest[0], ListOf) and rest[0]._item is CARD_READ):
+        return None
+    codes = []
+    for field in rest[1:]:
+        fixed = _fixed(field)
+        if fixed is None or fixed[1] is not None:
+            return None
+        codes.append(fixed[0])
+    return struct.Struct("<" + "".join(codes))
+
+
 _CARD_READ_LISTS = tuple(struct.Struct(f"<{count}H").unpack_from for count in range(256))
 """The unpacker of a list of ``count`` card reads, by count (a list has a u8 count)."""
 
-_READ_CODES: dict[CardRead, int] = {read: code for code, read in CARD_READS.items()}
-"""A valid card read's two wire bytes as one u16 (the inverse of CARD_READS); an invalid one is missing."""
 _CRC_PACK = struct.Struct("<I").pack
+_CARD_BYTES: dict[str | None, int] = {**{code: index for index, code in enumerate(ALL_CODES)}, None: NO_CARD}
+_VALID_READ_CODES = frozenset(CARD_READS)
 
 
-def _frame_encoder(layout: Layout) -> Callable[[Message, int], bytes] | None:
+def _read_code(read: CardRead) -> int:
+    """A valid card read's two wire bytes as one u16 (the inverse of CARD_READS), from its fields: a dict keyed by
+    the read would hash and compare the frozen dataclass in Python, about ten times this. KeyError for a read no
+    field codec takes."""
+    code: int = read.status << 8 | _CARD_BYTES[read.card]
+    if code not in _VALID_READ_CODES:
+        raise KeyError(read)
+    return code
+
+
+def _frame_encoder(layout: Layout, *, sealed: bool = False) -> Callable[..., bytes] | None:
     """The whole frame of a message in one generated function: header and fixed fields in one ``pack``,
     the CRC, COBS, the delimiter. Only for layouts of fixed-size fields, optionally ending in a list of
     card reads (CARD_READ, STACK_READY, DISPENSE, EVENT_ACK...); None for the rest. It raises only
-    ``_FAST_ERRORS`` on a value that does not fit, and then the generic path gives the one error."""
+    ``_FAST_ERRORS`` on a value that does not fit, and then the generic path gives the one error.
+
+    ``sealed``: ``encode(message, seq, counter, keyed)``, the authenticated frame of SPEC §13 (format 2, the
+    counter after the header, the MAC of every body byte before it from ``keyed.copy()``, a keyed BLAKE2s
+    state already fed the direction byte: ``auth.Sender``), the same bytes as ``auth.seal`` of the payload."""
     cls = layout.cls
     reads_list = len(layout.rest) == 1 and isinstance(layout.rest[0], ListOf) and layout.rest[0]._item is CARD_READ
     if layout.rest and not reads_list:
         return None
-    env: dict[str, Any] = {"pack": struct.Struct("<BBH" + layout.struct.format.lstrip("<")).pack,
+    head = "<BBHI" if sealed else "<BBH"
+    env: dict[str, Any] = {"pack": struct.Struct(head + layout.struct.format.lstrip("<")).pack,
                            "crc": crc32c, "crc_pack": _CRC_PACK, "cobs_encode": cobs.encode,
-                           "version": PROTOCOL_VERSION, "msg_type": int(cls.TYPE), "reads": _READ_CODES,
-                           "card": card_to_byte, "lists": _CARD_READ_PACKS}  # fmt: skip
+                           "version": FORMAT_AUTH if sealed else PROTOCOL_VERSION, "msg_type": int(cls.TYPE),
+                           "read_code": _read_code, "card": card_to_byte, "lists": _CARD_READ_PACKS}  # fmt: skip
     values = []
     for index, (name, field) in enumerate(zip(layout.names, cls.LAYOUT[: layout.fixed], strict=False)):
         if field is CARD:
             values.append(f"card(message.{name})")
         elif field is CARD_READ:
-            values.append(f"reads[message.{name}]")
+            values.append(f"read_code(message.{name})")
         else:
             values.append(f"message.{name}")
         del index
-    lines = [f"    body = pack(version, msg_type, seq{''.join(', ' + v for v in values)})"]
+    counter = ", counter" if sealed else ""
+    lines = [f"    body = pack(version, msg_type, seq{counter}{''.join(', ' + v for v in values)})"]
     if reads_list:
         name = layout.names[layout.fixed]
         lines += [
             f"    items = message.{name}",
-            "    body += lists[len(items)](len(items), *[reads[read] for read in items])",
+            "    body += lists[len(items)](len(items), *[read_code(read) for read in items])",
         ]
+    if sealed:
+        lines += ["    mac = keyed.copy()", "    mac.update(body)", "    body += mac.digest()"]
     lines.append('    return cobs_encode(body + crc_pack(crc(body))) + b"\\x00"')
-    source = "def encode(message, seq):\n" + "\n".join(lines) + "\n"
-    exec(compile(source, f"<encode {cls.__name__}>", "exec"), env)
-    encoder: Callable[[Message, int], bytes] = env["encode"]
+    args = "message, seq, counter, keyed" if sealed else "message, seq"
+    source = f"def encode({args}):\n" + "\n".join(lines) + "\n"
+    exec(compile(source, f"<encode {cls.__name__}{' sealed' if sealed else ''}>", "exec"), env)
+    encoder: Callable[..., bytes] = env["encode"]
     return encoder
 
 
@@ -228,6 +284,9 @@ _BY_TYPE: dict[int, type[Message]] = {cls.TYPE: cls for cls in ALL_MESSAGES}
 _DECODERS: dict[int, Callable[[bytes], Message]] = {t: layout.decode for t, layout in _LAYOUTS.items()}
 _FRAME_ENCODERS: dict[type[Message], Callable[[Message, int], bytes]] = {
     layout.cls: encoder for layout in _LAYOUTS.values() if (encoder := _frame_encoder(layout)) is not None
+}
+_SEALED_ENCODERS: dict[type[Message], Callable[[Message, int, int, Any], bytes]] = {
+    layout.cls: encoder for layout in _LAYOUTS.values() if (encoder := _frame_encoder(layout, sealed=True)) is not None
 }
 
 
@@ -291,6 +350,19 @@ def encode(message: Message, seq: int = 0) -> bytes:
         except _FAST_ERRORS:
             pass  # a value that does not fit: the generic path raises the one error
     return encode_frame(PROTOCOL_VERSION, message.TYPE, seq, encode_payload(message))
+
+
+def encode_sealed(message: Message, seq: int, sender: Sender) -> bytes:
+    """Wire bytes of ``message`` sealed by ``sender`` (SPEC §13): the bytes of ``sender.seal`` of its payload,
+    from one generated function where the layout allows (no payload built apart and copied in)."""
+    fast = _SEALED_ENCODERS.get(type(message))
+    if fast is not None:
+        counter = sender.next_counter()
+        try:
+            return fast(message, seq, counter, sender.keyed)
+        except _FAST_ERRORS:
+            sender.counter -= 1  # nothing was sent: the generic path takes the same counter, or raises the error
+    return sender.seal(message.TYPE, seq, encode_payload(message))
 
 
 def decode(frame: Frame) -> Message:

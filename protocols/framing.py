@@ -79,20 +79,18 @@ class BadFrame:
 Splitter = Callable[[bytes], tuple[int, int, int, bytes]]
 
 
-class _Splitters(dict[int, Splitter]):
-    """``splitters[len(body)](body)`` is ``(version, msg_type, seq, payload)`` of a checked body, in one
-    ``unpack_from`` (issue 16). Built the first time a length is seen; a length outside
-    ``MIN_BODY..MAX_BODY`` raises ``FrameError``."""
-
-    def __missing__(self, size: int) -> Splitter:
-        if not MIN_BODY <= size <= MAX_BODY:
-            raise FrameError(FrameErrorKind.SHORT if size < MIN_BODY else FrameErrorKind.OVERSIZE, "body size")
-        splitter: Splitter = struct.Struct(f"<BBH{size - MIN_BODY}s{CRC.size}x").unpack_from
-        self[size] = splitter
-        return splitter
+_SPLITTERS: dict[int, Splitter] = {}
+"""``_SPLITTERS[len(body)](body)`` is ``(version, msg_type, seq, payload)`` of a checked body, in one
+``unpack_from``. A plain ``dict`` (a subclass with ``__missing__`` is not specialised by the interpreter and
+cost twice as much a lookup), filled by :func:`decode_frame` the first time it checks a body of a length:
+the deframer's fast path takes a length it does not hold yet (KeyError) that one time through it."""
 
 
-_SPLITTERS = _Splitters()
+def _splitter(size: int) -> Splitter:
+    splitter = _SPLITTERS.get(size)
+    if splitter is None:
+        splitter = _SPLITTERS[size] = struct.Struct(f"<BBH{size - MIN_BODY}s{CRC.size}x").unpack_from
+    return splitter
 
 
 def encode_frame(version: int, msg_type: int, seq: int, payload: bytes = b"") -> bytes:
@@ -120,11 +118,10 @@ def decode_frame(encoded: bytes) -> Frame:
     computed = crc32c(memoryview(body)[: -CRC.size])
     if received != computed:
         raise FrameError(FrameErrorKind.CRC, f"CRC mismatch: frame says 0x{received:08X}, bytes give 0x{computed:08X}")
-    version, msg_type, seq = HEADER.unpack_from(body)
-    return Frame(version, msg_type, seq, body[HEADER.size : -CRC.size])
+    return Frame(*_splitter(len(body))(body))
 
 
-_REFUSED = (cobs.DecodeError, FrameError)
+_REFUSED = (cobs.DecodeError, KeyError)
 """What the deframer's checked path raises on a run it does not take; decode_frame then says why."""
 
 

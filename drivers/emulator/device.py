@@ -366,7 +366,7 @@ class EmulatedShoe(ShoeHandlers):
 
     def _wire(self, reply: m.Message, seq: int, *, sealed: bool) -> bytes:
         if sealed and self._session is not None:
-            return self._session.out.seal(reply.TYPE, seq, payload=codec.encode_payload(reply))
+            return codec.encode_sealed(reply, seq, self._session.out)
         return codec.encode(reply, seq)
 
     def _ack(self, ack: m.EventAck) -> None:

@@ -196,5 +196,6 @@ def test_a_fresh_shoe_behind_its_journal_is_journaled_and_fine(lying: Any, tmp_p
     second = table.start()
     positions = [e.data for e in table.entries(kinds=("link",)) if e.data.get("event") == "shoe-position"]
     assert [p["verdict"] for p in positions] == ["adopted", "behind"]
+    assert all(p["authenticated"] is False and p["key_id"] is None for p in positions)  # a plain bench link
     second.submit("open-round", OPEN, D)
     assert table.alarms() == []

@@ -343,6 +343,10 @@ class ShoePosition(Payload, tag_field="event", tag=LinkEvent.SHOE_POSITION.value
     cards_counter: int
     stacks_counter: int
     detail: str | None = None
+    # Which pairing the session runs on (SPEC §13): the key's identifier, never the key; None on a plain link
+    # and on entries written before the link said so.
+    authenticated: bool | None = None
+    key_id: str | None = None
 
 
 class StackRecovered(Payload, tag_field="event", tag=LinkEvent.STACK_RECOVERED.value):

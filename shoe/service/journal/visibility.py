@@ -336,6 +336,8 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             serial=ALWAYS,
             cards_counter=ALWAYS,
             stacks_counter=ALWAYS,
+            authenticated=ALWAYS,  # the pairing a session ran on: its key's identifier, never the key
+            key_id=ALWAYS,
             detail=TEXT,
             **_POSITION,
             **_FIRMWARE,

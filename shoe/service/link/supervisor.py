@@ -230,6 +230,8 @@ class LinkSupervisor:
             "last_dispense_id": status.last_dispense_id,
             "cards_counter": counters.cards,
             "stacks_counter": counters.stacks,
+            "authenticated": client.authenticated,
+            "key_id": None if client.link.key_id is None or not client.authenticated else f"0x{client.link.key_id:08X}",
         }
         if verdict.detail:
             data["detail"] = verdict.detail
