@@ -37,6 +37,7 @@ from protocols.fields import CardRead
 from shoe.journal import Entry, Journal
 from shoe.rules.errors import RuleViolation
 from shoe.rules.profiles import Irregularity
+from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.run import RoundRun
 
 __all__ = ["JournalFacts", "find_stack", "read_stack", "reconcile", "scan_journal"]
@@ -114,7 +115,7 @@ class Owner(Protocol):
     def dispense(self, size: int) -> Stack: ...
     def scan(self) -> CardRead: ...
     def release_stub(self) -> int: ...
-    def drain(self) -> None: ...
+    def drain(self) -> DrainResult: ...
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]: ...
@@ -153,23 +154,23 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
     elif last > known:
         problem, recovered = _recoverable(run, client, known, last)
     if problem is None:
-        run.resume(owner)
+        drive(run.resume(), owner)
         if recovered is not None:
             already = len(run.journaled_reads(last))
             data = {"event": "stack-recovered", "dispense_id": last, "cards": len(recovered), "journaled": already}
             owner.append("link", data, run.round_id)
             try:
-                run.absorb(owner, Stack(last, recovered))
+                drive(run.absorb(Stack(last, recovered)), owner)
             except RuleViolation as exc:
                 problem = f"stack {last} read back from the shoe does not fit the round: {exc.message}"
     if problem is None and not run.terminal:
-        problem = run.carry_on(owner, stub_released=status.state is ShoeState.STUB_RELEASED)
+        problem = drive(run.carry_on(stub_released=status.state is ShoeState.STUB_RELEASED), owner)
     if problem is not None:
         for did in range(max(known + 1, last - 7), last + 1):  # stacks the shoe moved that the journal cannot hold
             moved = _moved(client, did)
             unjournaled = None if moved is None else max(0, moved - len(run.journaled_reads(did)))
             owner.raise_alarm("stack-unreconciled", problem, dispense_id=did, unjournaled=unjournaled)
-        run.void(owner, Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
+        drive(run.void(Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last)), owner)
         owner.known_dispense_id = max(known, last)
     return "void" if problem is not None else f"resumed to {run.state}"
 
