@@ -25,12 +25,14 @@ from shoe.service.api import requests as rq
 from shoe.service.rounds import intents
 from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.mississippi import MississippiRun
+from shoe.service.rounds.reconcile import ShoeFacts, Verdict, reconcile_step
 from shoe.service.rounds.run import RoundRun
 from shoe.service.rounds.stud import StudRun, shuffled
 
 ROUNDS = Path(shoe.service.rounds.__file__).parent
-STEP_MODULES = ("intents.py", "run.py", "mississippi.py", "stud.py", "params.py")
-"""The round's step modules; ``desk.py`` (the owner's desk) and ``recovery.py`` (reads the shoe) are the edge."""
+STEP_MODULES = ("intents.py", "run.py", "mississippi.py", "stud.py", "params.py", "reconcile.py")
+"""The round's step modules; ``desk.py`` (the owner's desk) and ``recovery.py`` (reads the journal and the shoe,
+then drives ``reconcile.py``'s step) are the edge."""
 
 FORBIDDEN = (
     "time", "datetime", "secrets", "random", "threading", "queue", "socket", "select", "selectors", "asyncio",
@@ -200,3 +202,40 @@ def test_the_burn_cards_shuffle_is_drawn_from_the_commands_entropy() -> None:
     orders = {tuple(shuffled(codes, bytes([n]) * 16)) for n in range(32)}
     assert len(orders) > 16  # different entropy, different orders
     assert StudRun.game == "seven-card-stud"
+
+
+def _paused_with_a_stack_announced() -> tuple[MississippiRun, RecordingDesk]:
+    """A round whose link was lost between the announce of seat 1's stack and its record."""
+    desk = RecordingDesk(_deck(5))
+    run, _ = drive(MississippiRun.open("T1-20261202T000000Z-abcdef", OPEN), desk)
+    assert isinstance(run, MississippiRun)
+    desk.run = run
+    drive(run.act("no-more-bets", rq.Empty(), b""), desk)
+    drive(run.announce("seat", 1, 1, 2), desk)
+    drive(run.pause(Irregularity.LINK_LOST, "shoe link lost"), desk)
+    desk.calls.clear()
+    return run, desk
+
+
+def test_reconciling_reads_back_the_one_announced_stack_from_the_shoes_facts() -> None:
+    run, desk = _paused_with_a_stack_announced()
+    cards = (CardRead("As"), CardRead("Kd"))
+    facts = ShoeFacts("REC0001", 1, stub_released=False, stack=cards, moved={1: 2})
+    verdict = drive(reconcile_step(run, facts, known=0), desk)
+    assert verdict == Verdict("resumed to dealing-stacks", None)
+    appended = [(args[0], msgspec.json.decode(args[1])) for name, args in desk.calls if name == "append"]
+    assert [kind for kind, _ in appended] == ["irregularity", "link", "card", "card", "decision"]
+    assert appended[1][1]["event"] == "stack-recovered" and appended[4][1]["action"] == "stack-dealt"
+    assert [name for name, _ in desk.calls if name != "append"] == []  # the step asked the shoe nothing
+
+
+def test_reconciling_two_unknown_stacks_voids_the_round_with_an_alarm_for_each() -> None:
+    run, desk = _paused_with_a_stack_announced()
+    facts = ShoeFacts("REC0001", 2, stub_released=False, moved={1: 2, 2: 2})
+    verdict = drive(reconcile_step(run, facts, known=0), desk)
+    assert verdict == Verdict("void", 2) and run.terminal
+    alarms = [args for name, args in desk.calls if name == "alarm"]
+    assert [(cause, did, unjournaled) for cause, _, did, unjournaled in alarms] == [
+        ("stack-unreconciled", 1, 2), ("stack-unreconciled", 2, 2)
+    ]  # fmt: skip
+    assert desk.calls[-1][0] == "append" and msgspec.json.decode(desk.calls[-1][1][1])["action"] == "void"
