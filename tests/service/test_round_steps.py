@@ -239,3 +239,24 @@ def test_reconciling_two_unknown_stacks_voids_the_round_with_an_alarm_for_each()
         ("stack-unreconciled", 1, 2), ("stack-unreconciled", 2, 2)
     ]  # fmt: skip
     assert desk.calls[-1][0] == "append" and msgspec.json.decode(desk.calls[-1][1][1])["action"] == "void"
+
+
+def _stud_third_street(deck: Sequence[str]) -> list[tuple[str, Any]]:
+    request = rq.convert(
+        {"game": "seven-card-stud", "jurisdiction": "NJ", "seats": [{"seat": 1}, {"seat": 3}, {"seat": 6}],
+         "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}},
+        rq.OpenStud,
+    )  # fmt: skip
+    desk = RecordingDesk(deck)
+    run, _ = drive(StudRun.open("T1-20261202T000000Z-abcdef", request), desk)
+    desk.run = run
+    reply = drive(run.act("deal", rq.Empty(), b"\x02" * 16), desk)
+    assert len(reply["cards"]) == 9 and run.state == "bring-in"
+    return desk.calls
+
+
+def test_a_stud_street_from_the_same_inputs_asks_for_the_same_intents() -> None:
+    calls = _stud_third_street(_deck(11))
+    assert calls == _stud_third_street(_deck(11))
+    assert [name for name, _ in calls].count("dispense") == 9  # one card a stack, each announced first
+    assert [name for name, _ in calls][:4] == ["deck-for-round", "append", "dispense", "append"]
