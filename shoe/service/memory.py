@@ -20,6 +20,7 @@ from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.journal.sink import JournalSink
 from shoe.service.link.supervisor import LinkSupervisor
 from shoe.service.rounds.desk import RoundDesk
+from shoe.service.rounds.intents import drive
 from shoe.service.rounds.recovery import read_stack, scan_journal
 from shoe.service.rounds.run import RoundRun, rebuild
 
@@ -95,7 +96,7 @@ def rebuild_from_journal(owner: Owner, *, doubt: bool) -> None:
     if doubt and run is not None and not run.closed and not run.terminal:
         if not run.paused:
             detail = "an action failed part-way: the round was rebuilt from the journal"
-            run.pause(desk, Irregularity.PC_RESTART, detail)
+            drive(run.pause(Irregularity.PC_RESTART, detail), desk)
         if run.paused and owner.supervisor.client is not None and owner.shown.link == "up":
             owner.reconcile()
     elif doubt and (run is None or run.closed):

@@ -51,6 +51,7 @@ from shoe.service.link.supervisor import LinkSupervisor, ShoeItem
 from shoe.service.metrics import Metrics
 from shoe.service.people.approvals import Approvals
 from shoe.service.rounds.desk import RoundDesk
+from shoe.service.rounds.intents import drive
 from shoe.service.rounds.recovery import reconcile
 from shoe.service.rounds.run import RoundRun, rebuild
 from shoe.service.snapshots import Snapshots
@@ -138,7 +139,7 @@ class Owner:
             memory.void_unreadable(self.desk, facts.open_round.round_id or "", facts.open_round.data, failure)
         self.desk.run = run
         if run is not None and not run.terminal and not run.paused:
-            run.pause(self.desk, Irregularity.PC_RESTART, "the table PC restarted mid-round")
+            drive(run.pause(Irregularity.PC_RESTART, "the table PC restarted mid-round"), self.desk)
         if self.supervisor.connect():
             self.integrity.on_connect()
             if run is not None and run.paused:
@@ -256,12 +257,12 @@ class Owner:
         """Cards loaded on top of the live round's deck (SPEC §11): a card not of the round's deck, a misdeal."""
         run = self.desk.run
         if self.desk.live_id() is not None and run is not None:
-            run.void(self.desk, Irregularity.FOREIGN_CARD, detail)
+            drive(run.void(Irregularity.FOREIGN_CARD, detail), self.desk)
 
     def _pause(self, detail: str) -> None:
         run = self.desk.run
         if self.desk.live_id() is not None and run is not None:
-            run.pause(self.desk, Irregularity.LINK_LOST, detail)
+            drive(run.pause(Irregularity.LINK_LOST, detail), self.desk)
 
     def reconcile(self) -> None:
         client = self.supervisor.client

@@ -24,11 +24,13 @@ from __future__ import annotations
 import random
 import sqlite3
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from drivers.stacks import Stack
@@ -40,6 +42,7 @@ from shoe.math.actual import next_values, tables_for
 from shoe.math.hands import line_odds
 from shoe.rules.paytables import MISSISSIPPI_MINIMUM
 from shoe.service.api import requests as rq
+from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.mississippi import MississippiRun
 
 START = datetime(2026, 11, 2, 6, 0, tzinfo=UTC)
@@ -85,14 +88,17 @@ class GenDesk:
     def release_stub(self) -> int:
         return 52 - self.pos
 
-    def drain(self) -> None:
-        return None
+    def drain(self) -> DrainResult:
+        return DrainResult()
 
     def shoe_serial(self) -> str | None:
         return "GEN0001"
 
     def cards_remaining(self) -> int | None:
         return 52
+
+    def load_on_top(self, codes: Sequence[str]) -> bool:  # pragma: no cover - no seven-card stud here
+        return False
 
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
         """The open-round gate passes: each planned round is dealt from its own whole, checked deck."""
@@ -158,24 +164,29 @@ def play(plan: Plan, round_id: str) -> list[tuple[str, dict[str, Any]]]:
     if plan.jurisdiction == "PA":
         table = rq.MississippiTable(name="soak", side=rq.SideParams(offered=["three-card-bonus"]))
     request = rq.OpenMississippi(jurisdiction=plan.jurisdiction, seats=seats, table=table)  # type: ignore[arg-type]
-    run, opened = MississippiRun.open(round_id, request, desk)
+    run, opened = drive(MississippiRun.open(round_id, request), desk)
+    assert isinstance(run, MississippiRun)
+
+    def act(action: str, request: msgspec.Struct) -> None:
+        drive(run.act(action, request, b""), desk)
+
     desk.append("round-opened", opened, round_id)
-    run.act(desk, "no-more-bets", rq.Empty())
-    run.act(desk, "deal", rq.Empty())
+    act("no-more-bets", rq.Empty())
+    act("deal", rq.Empty())
     if plan.void:
-        run.act(desk, "void", rq.Void(cause="other"))
+        act("void", rq.Void(cause="other"))
     else:
-        run.act(desk, "release-stub", rq.Empty())
+        act("release-stub", rq.Empty())
         step = dict.fromkeys(plan.seats, 0)
         while not run.terminal:
             view = run.r
             if (seat := view.next_to_decide) is not None:
-                run.act(desk, "decide", rq.Decide(seat=seat, multiple=plan.decisions[seat][step[seat]]))
+                act("decide", rq.Decide(seat=seat, multiple=plan.decisions[seat][step[seat]]))
                 step[seat] += 1
             elif view.state.value == "settlement":
-                run.act(desk, "settle", rq.Empty())
+                act("settle", rq.Empty())
             else:
-                run.act(desk, "reveal", rq.Reveal(index=sum(1 for k, _ in desk.entries if k == "reveal") + 1))
+                act("reveal", rq.Reveal(index=sum(1 for k, _ in desk.entries if k == "reveal") + 1))
     desk.append("round-closed", run.closing(), round_id)
     return desk.entries
 

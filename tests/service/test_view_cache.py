@@ -9,6 +9,7 @@ from typing import Any
 from shoe.rules.profiles import Irregularity
 from shoe.service import TableService
 from shoe.service.journal.secrecy import mississippi_view
+from shoe.service.rounds.intents import drive
 from shoe.service.rounds.mississippi import MississippiRun
 from tests.service.conftest import OBS, D, Table, finish_streets
 from tests.service.recovery_support import OPEN
@@ -46,10 +47,10 @@ def test_a_pause_and_a_void_change_the_view(table_factory: Callable[..., Table])
     run = service._owner.desk.run
     assert isinstance(run, MississippiRun)
     before = run.view()
-    run.pause(service._owner.desk, Irregularity.LINK_LOST, "a test pause")  # the owner thread is idle meanwhile
+    drive(run.pause(Irregularity.LINK_LOST, "a test pause"), service._owner.desk)  # the owner thread is idle meanwhile
     assert run.view() != before and run.view()["paused"] is True
     assert run.view() == {**mississippi_view(run.r, run.meta()), "closed": run.closed}
-    run.resume(service._owner.desk)
+    drive(run.resume(), service._owner.desk)
     service._owner.after()
     service.submit("void", {"cause": "other"}, D)
     assert _shown(service) == _fresh(service) and _shown(service)["misdeal"] is not None

@@ -110,14 +110,18 @@ def test_every_record_type_declares_every_field_and_nothing_else() -> None:
 
 
 def _kinds_written() -> set[str]:
-    """Every kind the service's code journals: ``append("kind", ...)`` and ``record(desk, "kind", ...)``."""
+    """Every kind the service's code journals: ``append("kind", data, round_id)`` (a sink's or a desk's method,
+    or a round step's ``rounds.intents.append``) and a round's ``record("kind", record, ...)``."""
     kinds = set()
     for path in SERVICE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                at, args = {"append": 0, "record": 1}.get(node.func.attr), node.args
-                if at is not None and len(args) == 3 and isinstance(args[at], ast.Constant):
-                    kinds.add(str(args[at].value))
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            arity = {"append": 3, "record": 2}.get(str(name))
+            if arity is not None and len(node.args) == arity and isinstance(node.args[0], ast.Constant):
+                kinds.add(str(node.args[0].value))
     return kinds
 
 

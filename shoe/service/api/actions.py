@@ -12,6 +12,7 @@ accepted action has been journaled before its reply is built."""
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from shoe.service.api import requests as rq
 from shoe.service.api.registry import ACTIONS, BY_NAME, Action, Scope
 from shoe.service.errors import ErrorKind, Role, ServiceError, from_rule, from_shoe
 from shoe.service.owner import Command, Owner
+from shoe.service.rounds.intents import drive
 from shoe.service.rounds.run import new_round_id
 
 __all__ = ["ROLES", "TECHNICIAN_ACTIONS", "execute"]
@@ -180,7 +182,8 @@ def _round_action(owner: Owner, entry: Action, request: msgspec.Struct) -> dict[
     assert run is not None
     if run.game not in entry.games:
         raise ServiceError("wrong-game", f"{entry.name!r} is not an action of {run.game}")
-    return run.act(owner.desk, entry.name, request)
+    # The command's randomness is drawn here, at the edge: the round's step reads none of its own.
+    return drive(run.act(entry.name, request, secrets.token_bytes(16)), owner.desk)
 
 
 def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
@@ -190,8 +193,8 @@ def open_round(owner: Owner, request: rq.OpenRound) -> dict[str, Any]:
         raise ServiceError(
             "bad-request", f"game {game!r} unknown; games: {', '.join(owner.games)}", kind=ErrorKind.BAD_INPUT
         )
-    round_id = new_round_id(owner.config.table)
-    run, opened = cls.open(round_id, request, owner.desk)
+    round_id = new_round_id(owner.config.table, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()), secrets.token_hex(3))
+    run, opened = drive(cls.open(round_id, request), owner.desk)
     owner.desk.append("round-opened", opened, round_id)
     owner.desk.run = run
     owner.metrics.inc("rounds_total")

@@ -1,7 +1,8 @@
-"""The round desk: the round in hand, and what it may use (the ``Desk`` protocol of :mod:`.rounds`).
+"""The round desk: the round in hand, and what its steps reach (the ``Desk`` protocol of :mod:`.run`).
 
 ``append`` goes to the journal sink, ``dispense``/``scan``/``release_stub`` to the link supervisor,
-``drain`` to the owner thread's queue (shoe items that arrived meanwhile; they may pause the round).
+``drain`` to the owner thread's queue (shoe items that arrived meanwhile; they may pause the round, and
+the step that asked is told so). The round's steps reach it through ``rounds.intents.drive``.
 The desk also answers for what the shoe says against the round: a contradiction outside a dispense is
 an alarm and a misdeal. Only the owner thread calls it.
 """
@@ -19,6 +20,7 @@ from shoe.rules.profiles import Irregularity
 from shoe.service.errors import ServiceError
 from shoe.service.journal.sink import JournalSink
 from shoe.service.link.supervisor import LinkSupervisor
+from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.run import RoundRun
 
 __all__ = ["RoundDesk"]
@@ -67,8 +69,15 @@ class RoundDesk:
         self.sink.flush()  # the entries queued so far are committed before the shoe moves
         return self.supervisor.release_stub()
 
-    def drain(self) -> None:
+    def drain(self) -> DrainResult:
         self._drain()
+        run = self.run
+        live = run is not None and not run.closed
+        return DrainResult(
+            paused=live and run is not None and run.paused,
+            ended=live and run is not None and run.terminal,
+            link_up=self.supervisor.client is not None and self.supervisor.shown.link == "up",
+        )
 
     def shoe_serial(self) -> str | None:
         return self.supervisor.shoe_serial()
@@ -95,4 +104,4 @@ class RoundDesk:
         self.supervisor.raise_alarm(notice.cause, notice.detail, dispense_id=notice.dispense_id)
         run = self.run
         if run is not None and not run.closed and not run.terminal:
-            run.void(self, Irregularity.SHOE_DISCREPANCY, f"the shoe contradicted itself: {notice.detail}")
+            drive(run.void(Irregularity.SHOE_DISCREPANCY, f"the shoe contradicted itself: {notice.detail}"), self)

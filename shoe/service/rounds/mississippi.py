@@ -33,8 +33,9 @@ from shoe.service.api import requests as rq
 from shoe.service.errors import ServiceError
 from shoe.service.journal.codec import encode_record
 from shoe.service.journal.secrecy import mississippi_view, public_record
+from shoe.service.rounds.intents import Step, append, deck_for_round, release_stub, scan, shoe_serial
 from shoe.service.rounds.params import bad_request, journaled_table, mississippi_seats, table_config, table_params
-from shoe.service.rounds.run import Desk, RoundRun, card_entry
+from shoe.service.rounds.run import RoundRun, card_entry
 
 __all__ = ["MississippiRun"]
 
@@ -53,12 +54,12 @@ class MississippiRun(RoundRun):
         self._view: tuple[tuple[int, RoundState, bool], dict[str, Any]] | None = None  # (what it showed, the view)
 
     @classmethod
-    def open(cls, round_id: str, request: rq.OpenRound, desk: Desk) -> tuple[MississippiRun, dict[str, Any]]:
+    def open(cls, round_id: str, request: rq.OpenRound) -> Step[tuple[RoundRun, dict[str, Any]]]:
         assert isinstance(request, rq.OpenMississippi)
         table = table_params(request.table)
         config = table_config(table)
         seats = mississippi_seats(request.seats)
-        remaining, deck = desk.deck_for_round()  # a checked deck the shoe still holds whole, on a live link
+        remaining, deck = yield from deck_for_round()  # a checked deck the shoe still holds whole, on a live link
         r = new_round(request.jurisdiction, config)
         records = [r.place_wagers(seat, w["ante"], w["side"]) for seat, w in sorted(seats.items())]
         opened = {
@@ -66,7 +67,7 @@ class MississippiRun(RoundRun):
             "jurisdiction": r.profile.jurisdiction,
             "table": table.given(),
             "seats": {str(s): w for s, w in sorted(seats.items())},
-            "shoe": {"serial": desk.shoe_serial()},
+            "shoe": {"serial": (yield from shoe_serial())},
             "cards_remaining": remaining,
             "records": [encode_record(x) for x in records],
             "deck": deck,
@@ -113,12 +114,12 @@ class MississippiRun(RoundRun):
 
     # -- actions ---------------------------------------------------------------------------------
 
-    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
-        """Run ``action`` (one of the registry's, for this game) with its typed ``request``."""
-        handlers: dict[str, Callable[[Desk, Any], dict[str, Any]]] = {
-            "no-more-bets": lambda d, p: self._simple(d, "no-more-bets", self.r.no_more_bets),
-            "lock-progressive": lambda d, p: self._simple(d, "lock-progressive", self.r.lock_progressive),
-            "chip-count": lambda d, p: self._simple(d, "chip-count", lambda: self.r.count_progressive_chips(p.count)),
+    def act(self, action: str, request: msgspec.Struct, entropy: bytes) -> Step[dict[str, Any]]:
+        """The step of ``action`` (one of the registry's, for this game) with its typed ``request``."""
+        handlers: dict[str, Callable[[Any], Step[dict[str, Any]]]] = {
+            "no-more-bets": lambda p: self._simple("no-more-bets", self.r.no_more_bets),
+            "lock-progressive": lambda p: self._simple("lock-progressive", self.r.lock_progressive),
+            "chip-count": lambda p: self._simple("chip-count", lambda: self.r.count_progressive_chips(p.count)),
             "deal": self._deal,
             "release-stub": self._release_stub,
             "decide": self._decide,
@@ -131,37 +132,37 @@ class MississippiRun(RoundRun):
         handler = handlers.get(action)
         if handler is None:
             raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
-        return handler(desk, request)
+        return (yield from handler(request))
 
-    def _simple(self, desk: Desk, action: str, do: Callable[[], Any], **extra: Any) -> dict[str, Any]:
+    def _simple(self, action: str, do: Callable[[], Any], **extra: Any) -> Step[dict[str, Any]]:
         record = do()
         encoded = encode_record(record)  # once, for the journal and the answer
         if isinstance(record, MisdealRecord):
-            self._voided(desk, record, encoded=encoded)
+            yield from self._voided(record, encoded=encoded)
         else:
-            desk.append("decision", {"action": action, **extra, "record": encoded}, self.round_id)
+            yield from append("decision", {"action": action, **extra, "record": encoded}, self.round_id)
         return {"record": public_record(encoded)}
 
-    def _decide(self, desk: Desk, request: rq.Decide) -> dict[str, Any]:
+    def _decide(self, request: rq.Decide) -> Step[dict[str, Any]]:
         seat, multiple = request.seat, request.multiple
-        return self._simple(desk, "decide", lambda: self.r.decide(seat, multiple), seat=seat, multiple=multiple)
+        return (yield from self._simple("decide", lambda: self.r.decide(seat, multiple), seat=seat, multiple=multiple))
 
-    def _forfeit(self, desk: Desk, request: rq.Forfeit) -> dict[str, Any]:
+    def _forfeit(self, request: rq.Forfeit) -> Step[dict[str, Any]]:
         seat = request.seat
-        return self._simple(desk, "forfeit", lambda: self.r.forfeit_information_sharing(seat), seat=seat)
+        return (yield from self._simple("forfeit", lambda: self.r.forfeit_information_sharing(seat), seat=seat))
 
-    def _table_system(self, desk: Desk, request: rq.ProgressiveInputs) -> dict[str, Any]:
+    def _table_system(self, request: rq.ProgressiveInputs) -> Step[dict[str, Any]]:
         meters, magic, lucky = dict(request.meters), request.magic_card, request.lucky_seat
-        return self._simple(desk, "progressive-inputs", lambda: self.r.record_table_system(meters, magic, lucky))
+        return (yield from self._simple("progressive-inputs", lambda: self.r.record_table_system(meters, magic, lucky)))
 
-    def _void_action(self, desk: Desk, request: rq.Void) -> dict[str, Any]:
+    def _void_action(self, request: rq.Void) -> Step[dict[str, Any]]:
         cause = request.cause or "other"
         try:
             irregularity = Irregularity(cause)
         except ValueError:
             irregularity = Irregularity.OTHER
         self.r.verify_declare_misdeal(irregularity, cause)
-        self.void(desk, irregularity, cause)
+        yield from self.void(irregularity, cause)
         return {"voided": True}
 
     # -- the deal --------------------------------------------------------------------------------
@@ -181,20 +182,20 @@ class MississippiRun(RoundRun):
         if r.state not in _DEALABLE or r.next_stack_seat is None:
             raise ServiceError("out-of-order", f"no stack is due in state {r.state.value}", rule=rules.stacks)
 
-    def _deal(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
+    def _deal(self, request: rq.Empty) -> Step[dict[str, Any]]:
         self._check_stack_due()
         dealt: list[dict[str, Any]] = []
         while self.r.state in _DEALABLE and self.r.next_stack_seat is not None:
             seat = self.r.next_stack_seat
             number = sum(isinstance(x, StackRecord) for x in self.r.records) + 1
-            self.announce(desk, "seat", seat, number, self.r.profile.stack_size)
-            record, stop = self.dispense_and_absorb(desk, self.r.profile.stack_size, f"stack for seat {seat}")
+            yield from self.announce("seat", seat, number, self.r.profile.stack_size)
+            record, stop = yield from self.dispense_and_absorb(self.r.profile.stack_size, f"stack for seat {seat}")
             dealt.append(record)
             if stop:
                 break
         return {"stacks": dealt, "paused": self.paused}
 
-    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+    def absorb(self, stack: Stack) -> Step[dict[str, Any]]:
         seat = (self.announced or {}).get("seat") or self.r.next_stack_seat
         number = (self.announced or {}).get("number")
         for position, read in enumerate(stack.cards, 1):
@@ -204,14 +205,13 @@ class MississippiRun(RoundRun):
             data = card_entry(
                 "seat", seat, self.cards_dealt, dispense_id=stack.dispense_id, position=position, read=read, face="down"
             )
-            self.journal_card(desk, data)
+            yield from self.journal_card(data)
         self.announced = None
         record = self.r.deal_stack(int(seat or 0), [read.card for read in stack.cards])
         if isinstance(record, MisdealRecord):
-            self._voided(desk, record, known_dispense_id=stack.dispense_id)
+            yield from self._voided(record, known_dispense_id=stack.dispense_id)
         else:
-            self.record(
-                desk,
+            yield from self.record(
                 "decision",
                 record,
                 action="stack-dealt",
@@ -222,19 +222,19 @@ class MississippiRun(RoundRun):
             )
         return {"seat": seat, "number": number, "dispense_id": stack.dispense_id, "cards": len(stack.cards)}
 
-    def _release_stub(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
+    def _release_stub(self, request: rq.Empty) -> Step[dict[str, Any]]:
         self.r.verify_release_stub(0)
-        count = desk.release_stub()
-        out = self._simple(desk, "release-stub", lambda: self.r.release_stub(count), count=count)
-        self._deal_community(desk)
+        count = yield from release_stub()
+        out = yield from self._simple("release-stub", lambda: self.r.release_stub(count), count=count)
+        yield from self._deal_community()
         return {**out, "count": count}
 
-    def _deal_community(self, desk: Desk) -> None:
+    def _deal_community(self) -> Step[None]:
         """The stub is counted: the three community cards go down by hand, face down, recorded at once."""
         if self.r.state is RoundState.STUB_COUNTED:
-            self._simple(desk, "community-dealt", self.r.deal_community)
+            yield from self._simple("community-dealt", self.r.deal_community)
 
-    def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
+    def carry_on(self, *, stub_released: bool) -> Step[str | None]:
         """Finish a ``release-stub`` that a restart cut short.
 
         - The stub count is journaled but not the community cards (``stub-counted``): deal them.
@@ -255,20 +255,21 @@ class MississippiRun(RoundRun):
                 )
             count = at_open - dispensed
             data = {"event": "stub-recovered", "count": count, "cards_at_open": at_open, "dispensed": dispensed}
-            desk.append("link", data, self.round_id)
-            self._simple(desk, "release-stub", lambda: self.r.release_stub(count), count=count, source="reconciled")
-        self._deal_community(desk)
+            yield from append("link", data, self.round_id)
+            release = lambda: self.r.release_stub(count)  # noqa: E731
+            yield from self._simple("release-stub", release, count=count, source="reconciled")
+        yield from self._deal_community()
         return None
 
     # -- reveals and settlement --------------------------------------------------------------------
 
-    def _reveal(self, desk: Desk, request: rq.Reveal) -> dict[str, Any]:
+    def _reveal(self, request: rq.Reveal) -> Step[dict[str, Any]]:
         index, code = request.index, request.card
         if index > self.r.profile.community_cards:
             raise bad_request(f"$.index: {index} is past the {self.r.profile.community_cards} community cards")
         self.r.verify_reveal(index - 1)
         if code is None:
-            read, source = desk.scan(), "shoe"
+            read, source = (yield from scan()), "shoe"
             if read.card is None:
                 raise ServiceError(
                     "unreadable-card",
@@ -283,16 +284,16 @@ class MississippiRun(RoundRun):
         self.cards_dealt += 1
         entry = card_entry("community", None, self.cards_dealt, dispense_id=None, position=None, read=read, face="up")
         data = {**entry, "community_index": index}
-        desk.append("card", {**data, "source": source}, self.round_id)
+        yield from append("card", {**data, "source": source}, self.round_id)
         record = self.r.reveal(index - 1, read.card)
         if isinstance(record, MisdealRecord):
             encoded = encode_record(record)
-            self._voided(desk, record, encoded=encoded)
+            yield from self._voided(record, encoded=encoded)
             return {"record": public_record(encoded)}
-        self.record(desk, "reveal", record, index=index, card=read.card, source=source)
+        yield from self.record("reveal", record, index=index, card=read.card, source=source)
         return {"index": index, "card": read.card, "source": source}
 
-    def _settle(self, desk: Desk, request: rq.Empty) -> dict[str, Any]:
+    def _settle(self, request: rq.Empty) -> Step[dict[str, Any]]:
         self.r.verify_settle_next()
         lines: list[dict[str, Any] | None] = []
         while self.r.state is RoundState.SETTLEMENT:
@@ -301,29 +302,29 @@ class MississippiRun(RoundRun):
                 return {"lines": lines, **held}
             record = self.r.settle_next()
             encoded = encode_record(record)  # once, for the journal and the answer
-            desk.append("settlement", {"seat": record.seat, "record": encoded}, self.round_id)
+            yield from append("settlement", {"seat": record.seat, "record": encoded}, self.round_id)
             lines.append(public_record(encoded))
         return {"lines": lines}
 
     # -- interruptions ---------------------------------------------------------------------------
 
-    def _voided(self, desk: Desk, record: MisdealRecord, encoded: dict[str, Any] | None = None, **extra: Any) -> None:
+    def _voided(self, record: MisdealRecord, encoded: dict[str, Any] | None = None, **extra: Any) -> Step[None]:
         data = {"action": "void", "cause": record.cause.value, "detail": record.detail, **extra}
-        desk.append("irregularity", {**data, "record": encoded or encode_record(record)}, self.round_id)
+        yield from append("irregularity", {**data, "record": encoded or encode_record(record)}, self.round_id)
 
-    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None:
+    def pause(self, cause: Irregularity, detail: str) -> Step[None]:
         if self.r.can_pause():
             record = self.r.pause(f"{cause.value}: {detail}")
-            self.record(desk, "irregularity", record, action="paused", cause=cause.value, detail=detail)
+            yield from self.record("irregularity", record, action="paused", cause=cause.value, detail=detail)
 
-    def resume(self, desk: Desk) -> None:
+    def resume(self) -> Step[None]:
         if self.r.can_resume():
-            self.record(desk, "irregularity", self.r.resume(), action="resumed")
+            yield from self.record("irregularity", self.r.resume(), action="resumed")
 
-    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None:
+    def void(self, cause: Irregularity, detail: str, **extra: Any) -> Step[None]:
         try:
             record = self.r.declare_misdeal(cause, detail)
         except RuleViolation:  # settlement has begun: nothing left to deal, so nothing to void
-            self.resume(desk)
+            yield from self.resume()
             return
-        self._voided(desk, record, **extra)
+        yield from self._voided(record, **extra)

@@ -1,8 +1,9 @@
 """After a restart or a lost link: rebuild the round from the journal and reconcile it with the shoe.
 
-The journal knows the last dispense it recorded completely (``known_dispense_id``); the shoe knows its
-last completed dispense id (``STATUS``), which survives its reboots. Decisions (rules digest,
-"Irregularities"; docs/service.md):
+This module is the edge of reconciliation (it reads the journal and asks the shoe); the decision is a
+pure step, :mod:`.reconcile`. The journal knows the last dispense it recorded completely
+(``known_dispense_id``); the shoe knows its last completed dispense id (``STATUS``), which survives
+its reboots. Decisions (rules digest, "Irregularities"; docs/service.md):
 
 - the same number: nothing is unexplained, the round resumes;
 - the shoe is one ahead and the journal had announced that stack: the stack's cards are read back from
@@ -35,8 +36,8 @@ from protocols import messages as m
 from protocols.codes import DispensePhase, ShoeState
 from protocols.fields import CardRead
 from shoe.journal import Entry, Journal
-from shoe.rules.errors import RuleViolation
-from shoe.rules.profiles import Irregularity
+from shoe.service.rounds.intents import DrainResult, drive
+from shoe.service.rounds.reconcile import ShoeFacts, reconcile_step, wants_stack
 from shoe.service.rounds.run import RoundRun
 
 __all__ = ["JournalFacts", "find_stack", "read_stack", "reconcile", "scan_journal"]
@@ -114,7 +115,7 @@ class Owner(Protocol):
     def dispense(self, size: int) -> Stack: ...
     def scan(self) -> CardRead: ...
     def release_stub(self) -> int: ...
-    def drain(self) -> None: ...
+    def drain(self) -> DrainResult: ...
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]: ...
@@ -135,7 +136,11 @@ def _settled_status(client: ShoeClient, wait: float) -> m.Status:
 
 
 def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
-    """Compare the journal with the shoe; resume or void a paused round. Returns the decision taken."""
+    """Compare the journal with the shoe; resume or void a paused round. Returns the decision taken.
+
+    The edge of :func:`~shoe.service.rounds.reconcile.reconcile_step`: the shoe is asked here, first (a
+    failure to answer leaves the journal as it was: the next resync retries); the decision is the step's.
+    """
     status = _settled_status(client, client.timeouts.dispense(8))
     known, last = owner.known_dispense_id, status.last_dispense_id
     if run is None or run.closed or run.terminal or not run.paused:
@@ -143,35 +148,14 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
             owner.known_dispense_id = max(known, last)
         return "nothing-to-reconcile"
     serial = client.identity.serial if client.identity else None
-    opened_serial = (run.opened.get("shoe") or {}).get("serial")
-    problem: str | None = None
-    recovered: tuple[CardRead, ...] | None = None
-    if opened_serial and serial and serial != opened_serial:
-        problem = f"the shoe now connected ({serial}) is not the one the round opened with ({opened_serial})"
-    elif last < known:
-        problem = f"the shoe reports dispense {last} as its last, the journal recorded {known}"
-    elif last > known:
-        problem, recovered = _recoverable(run, client, known, last)
-    if problem is None:
-        run.resume(owner)
-        if recovered is not None:
-            already = len(run.journaled_reads(last))
-            data = {"event": "stack-recovered", "dispense_id": last, "cards": len(recovered), "journaled": already}
-            owner.append("link", data, run.round_id)
-            try:
-                run.absorb(owner, Stack(last, recovered))
-            except RuleViolation as exc:
-                problem = f"stack {last} read back from the shoe does not fit the round: {exc.message}"
-    if problem is None and not run.terminal:
-        problem = run.carry_on(owner, stub_released=status.state is ShoeState.STUB_RELEASED)
-    if problem is not None:
-        for did in range(max(known + 1, last - 7), last + 1):  # stacks the shoe moved that the journal cannot hold
-            moved = _moved(client, did)
-            unjournaled = None if moved is None else max(0, moved - len(run.journaled_reads(did)))
-            owner.raise_alarm("stack-unreconciled", problem, dispense_id=did, unjournaled=unjournaled)
-        run.void(owner, Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
-        owner.known_dispense_id = max(known, last)
-    return "void" if problem is not None else f"resumed to {run.state}"
+    stack, why = read_stack(client, last) if wants_stack(run, known, last, serial) else (None, "")
+    # How many cards each stack beyond the journal's holds: the alarms' counts, should the round be void.
+    moved = {did: _moved(client, did) for did in range(max(known + 1, last - 7), last + 1)}
+    facts = ShoeFacts(serial, last, status.state is ShoeState.STUB_RELEASED, stack, why, moved)
+    verdict = drive(reconcile_step(run, facts, known), owner)
+    if verdict.known_dispense_id is not None:
+        owner.known_dispense_id = verdict.known_dispense_id
+    return verdict.decision
 
 
 def _moved(client: ShoeClient, dispense_id: int) -> int | None:
@@ -181,23 +165,6 @@ def _moved(client: ShoeClient, dispense_id: int) -> int | None:
     except ShoeError:
         return None
     return len(report.cards) if report.phase in (DispensePhase.COMPLETE, DispensePhase.FAILED) else None
-
-
-def _recoverable(
-    run: RoundRun, client: ShoeClient, known: int, last: int
-) -> tuple[str | None, tuple[CardRead, ...] | None]:
-    """The one stack the shoe dispensed after the journal's last: its cards, or why it cannot be used."""
-    if last - known > 1:
-        return f"the shoe dispensed {last - known} stacks the journal did not record", None
-    if run.announced is None:
-        return f"the shoe dispensed stack {last}, which the journal had not announced", None
-    cards, why = read_stack(client, last)
-    if cards is None:
-        return why, None
-    journaled = run.journaled_reads(last)
-    if any(pos > len(cards) or cards[pos - 1].card != card for pos, card in journaled.items()):
-        return f"stack {last} as the shoe reports it differs from the cards the journal holds for it", None
-    return None, cards
 
 
 def read_stack(client: ShoeClient, dispense_id: int) -> tuple[tuple[CardRead, ...] | None, str]:

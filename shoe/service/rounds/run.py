@@ -1,17 +1,24 @@
 """Orchestrating one round: what every game shares, and opening or rebuilding a round.
 
-A :class:`RoundRun` wraps one rules-engine round (``MississippiRound`` or ``StudHand``) and drives
-it through a :class:`Desk`, which the owner thread provides: ``append`` journals an entry (durable on
-return) and publishes its events, ``dispense``/``scan``/``release_stub`` reach the shoe, ``drain``
-handles shoe events and link notices that arrived meanwhile (which may pause the round). Every record
-is journaled before the call that made it returns. The games are in :mod:`.mississippi` and
-:mod:`.stud`.
+A :class:`RoundRun` wraps one rules-engine round (``MississippiRound`` or ``StudHand``). Everything it
+does that reaches past its own memory is a **step** (:mod:`.intents`): a generator that yields one
+intent at a time (journal this entry, dispense a stack, scan, release the stub, drain the shoe items
+that arrived meanwhile, raise an alarm, load cards on top, the open-round gate), is sent each intent's
+result and returns the reply. A step never waits, reads a clock or randomness, or touches a socket, a
+file or the shoe; the round id and the shuffle's entropy come in with the command.
+:func:`~.intents.drive` runs a step against a :class:`Desk`, one intent to one desk method: the owner
+thread's ``RoundDesk`` in production, a simulator's or a test's desk elsewhere, the same steps in all.
+
+The one point where the world may change the round under a step is ``Drain``: the shoe items handled
+there may pause or void the round (a lost link, a discrepancy). A step yields it between two stacks
+and looks at its :class:`~.intents.DrainResult` (and its own state) before it deals on; nothing else
+can reach the round while the step is suspended, because only the owner thread drives steps and it is
+inside this one. Every record is journaled before the step that made it returns. The games are in
+:mod:`.mississippi` and :mod:`.stud`.
 """
 
 from __future__ import annotations
 
-import secrets
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol
@@ -26,6 +33,7 @@ from shoe.rules.profiles import Irregularity
 from shoe.service.api.requests import OpenRound
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.journal.codec import CodecError, decode_record, encode_record
+from shoe.service.rounds.intents import DrainResult, Step, alarm, append, dispense, drain
 
 __all__ = ["Desk", "JournalEntry", "RoundRun", "card_entry", "new_round_id", "rebuild"]
 
@@ -42,13 +50,16 @@ class JournalEntry(Protocol):
 
 
 class Desk(Protocol):
-    """What a round may use: the journal and the shoe, both owned by the service's owner thread."""
+    """What a step's intents reach (:func:`~.intents.drive`): the journal and the shoe, owned by the owner thread."""
 
     def append(self, kind: str, data: dict[str, Any], round_id: str | None) -> int: ...
     def dispense(self, size: int) -> Stack: ...
     def scan(self) -> CardRead: ...
     def release_stub(self) -> int: ...
-    def drain(self) -> None: ...
+    def drain(self) -> DrainResult:
+        """Handle the shoe items that arrived meanwhile; what they did to the round in hand."""
+        ...
+
     def shoe_serial(self) -> str | None: ...
     def cards_remaining(self) -> int | None: ...
     def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
@@ -65,8 +76,10 @@ class Desk(Protocol):
     ) -> None: ...
 
 
-def new_round_id(table: str) -> str:
-    return f"{table}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(3)}"
+def new_round_id(table: str, utc: str, token: str) -> str:
+    """A round's id from the table, the command's UTC time (``YYYYmmddTHHMMSSZ``) and a random ``token``,
+    both given by the edge that received the command (a step reads no clock and no randomness)."""
+    return f"{table}-{utc}-{token}"
 
 
 def card_entry(
@@ -125,20 +138,23 @@ class RoundRun(ABC):
     def view(self) -> dict[str, Any]: ...
 
     @abstractmethod
-    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
-        """Run one of the registry's round actions for this game, with its typed request."""
+    def act(self, action: str, request: msgspec.Struct, entropy: bytes) -> Step[dict[str, Any]]:
+        """The step of one of the registry's round actions for this game, with its typed request.
+
+        ``entropy``: random bytes the edge drew for this command (a step reads no randomness of its own).
+        """
 
     @abstractmethod
-    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None: ...
+    def pause(self, cause: Irregularity, detail: str) -> Step[None]: ...
 
     @abstractmethod
-    def resume(self, desk: Desk) -> None: ...
+    def resume(self) -> Step[None]: ...
 
     @abstractmethod
-    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None: ...
+    def void(self, cause: Irregularity, detail: str, **extra: Any) -> Step[None]: ...
 
     @abstractmethod
-    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+    def absorb(self, stack: Stack) -> Step[dict[str, Any]]:
         """Record a stack the shoe dispensed for the announced target (also one found by reconciliation)."""
 
     @abstractmethod
@@ -147,33 +163,41 @@ class RoundRun(ABC):
 
     @classmethod
     @abstractmethod
-    def open(cls, round_id: str, request: OpenRound, desk: Desk) -> tuple[RoundRun, dict[str, Any]]:
+    def open(cls, round_id: str, request: OpenRound) -> Step[tuple[RoundRun, dict[str, Any]]]:
         """A new round from the dealer's ``open-round`` request, and its ``round-opened`` data."""
 
     @classmethod
     @abstractmethod
     def replayed(cls, round_id: str, opened: Mapping[str, Any], records: Sequence[Any]) -> RoundRun: ...
 
-    def dispense_and_absorb(self, desk: Desk, cards: int, what: str) -> tuple[dict[str, Any], bool]:
+    def dispense_and_absorb(self, cards: int, what: str) -> Step[tuple[dict[str, Any], bool]]:
         """Dispense one announced stack and record it; ``(record, stop)``: stop after a fault or pause.
 
         A fault ends the deal with the cards read before it (the fault is journaled first); a lost link
         pauses the round with the stack in doubt and answers ``shoe-unavailable`` (recovery reconciles it).
+        The shoe items handled after the stack (``Drain``) may have paused or voided the round: the deal
+        stops there, and a failed stack found on a round paused meanwhile is left to reconciliation
+        (its cards are read back from the shoe, or the round is void with an alarm), never dealt into
+        a paused round.
         """
         try:
-            stack = desk.dispense(cards)
+            stack = yield from dispense(cards)
         except DispenseFailed as exc:
-            desk.drain()
-            return self.absorb(desk, Stack(exc.dispense_id, exc.cards)), True
+            drained = yield from drain()
+            if self._changed_under(drained):
+                yield from self._journal_stray(Stack(exc.dispense_id, exc.cards))
+                return {"dispense_id": exc.dispense_id, "cards": len(exc.cards), "paused": self.paused}, True
+            record = yield from self.absorb(Stack(exc.dispense_id, exc.cards))
+            return record, True
         except ShoeDiscrepancy as exc:  # journaled as an alarm by the desk; never a guess at the cards
             self.announced = None
-            desk.drain()
+            yield from drain()
             detail = f"the shoe contradicted itself about {what}: {exc.detail}"
-            self.void(desk, Irregularity.SHOE_DISCREPANCY, detail, alarm=exc.cause, dispense_id=exc.dispense_id,
-                      known_dispense_id=exc.dispense_id or 0)  # fmt: skip
+            yield from self.void(Irregularity.SHOE_DISCREPANCY, detail, alarm=exc.cause, dispense_id=exc.dispense_id,
+                                 known_dispense_id=exc.dispense_id or 0)  # fmt: skip
             return {"alarm": exc.cause, "dispense_id": exc.dispense_id, "voided": True}, True
         except (ShoeIOError, ShoeTimeout) as exc:
-            self.pause(desk, Irregularity.LINK_LOST, f"{what} in doubt: {exc}")
+            yield from self.pause(Irregularity.LINK_LOST, f"{what} in doubt: {exc}")
             raise ServiceError(
                 "shoe-unavailable",
                 f"the shoe link failed during a dispense: {exc}",
@@ -181,12 +205,29 @@ class RoundRun(ABC):
                 hint=exc.hint,
             ) from exc
         journaled = len(self.shoe_cards)
-        record = self.absorb(desk, stack)
-        desk.drain()
-        self._check_moved(desk, stack, journaled)
-        return record, self.paused or self.terminal
+        record = yield from self.absorb(stack)
+        drained = yield from drain()
+        yield from self._check_moved(stack, journaled)
+        return record, drained.stop or self.paused or self.terminal
 
-    def _check_moved(self, desk: Desk, stack: Stack, journaled_before: int) -> None:
+    def _changed_under(self, drained: DrainResult) -> bool:
+        """The items a ``Drain`` handled paused or ended this round (its own state says so too)."""
+        return drained.stop or self.paused or self.terminal
+
+    def _journal_stray(self, stack: Stack) -> Step[None]:
+        """The cards of a failed stack the round can no longer take (paused or void meanwhile): journaled as
+        what the shoe moved, face down, without a rules record; reconciliation decides (the shoe reports the
+        stack failed: the round is void, its cards accounted for)."""
+        target, seat = (self.announced or {}).get("target", "seat"), (self.announced or {}).get("seat")
+        for position, read in enumerate(stack.cards, 1):
+            if self.journaled(stack.dispense_id, position):
+                continue
+            self.cards_dealt += 1
+            data = card_entry(str(target), seat, self.cards_dealt, dispense_id=stack.dispense_id, position=position,
+                              read=read, face="down")  # fmt: skip
+            yield from self.journal_card(data)
+
+    def _check_moved(self, stack: Stack, journaled_before: int) -> Step[None]:
         """Cards the shoe's counter moved in this round against cards this round journaled.
 
         The driver checked the stack against the counters; this checks what the round made of it. The base
@@ -200,17 +241,18 @@ class RoundRun(ABC):
         moved, journaled = after - self._counter_base, len(self.shoe_cards)
         if moved != journaled:
             detail = f"the shoe's counter moved {moved} card(s) in this round, the journal holds {journaled}"
-            desk.raise_alarm("cards-unjournaled", detail, dispense_id=stack.dispense_id, unjournaled=moved - journaled)
-            self.void(desk, Irregularity.SHOE_DISCREPANCY, detail, alarm="cards-unjournaled",
-                      known_dispense_id=stack.dispense_id)  # fmt: skip
+            yield from alarm("cards-unjournaled", detail, dispense_id=stack.dispense_id, unjournaled=moved - journaled)
+            yield from self.void(Irregularity.SHOE_DISCREPANCY, detail, alarm="cards-unjournaled",
+                                 known_dispense_id=stack.dispense_id)  # fmt: skip
 
-    def carry_on(self, desk: Desk, *, stub_released: bool) -> str | None:
+    def carry_on(self, *, stub_released: bool) -> Step[str | None]:
         """After a resume: finish a command that a restart cut short between two journal entries.
 
         Only steps that need neither the shoe nor a dealer's decision are taken; ``stub_released``
         says the shoe reports its stub out. Returns why the round cannot go on (the caller voids it),
         or ``None``. The default has nothing to finish.
         """
+        yield from ()  # a step, like every game's: nothing to ask
         return None
 
     def accepts_load(self) -> bool:
@@ -259,22 +301,22 @@ class RoundRun(ABC):
         """
         return (dispense_id, position) in self.shoe_cards
 
-    def journal_card(self, desk: Desk, data: dict[str, Any]) -> int:
+    def journal_card(self, data: dict[str, Any]) -> Step[int]:
         """Journal one ``card`` entry (see :func:`card_entry`) and remember it."""
-        seq = desk.append("card", data, self.round_id)
+        seq = yield from append("card", data, self.round_id)
         self._remember(data)
         return seq
 
-    def record(self, desk: Desk, kind: str, record: Any, **extra: Any) -> int:
+    def record(self, kind: str, record: Any, **extra: Any) -> Step[int]:
         """Journal a rules record (with ``extra`` fields) for this round."""
-        return desk.append(kind, {**extra, "record": encode_record(record)}, self.round_id)
+        return (yield from append(kind, {**extra, "record": encode_record(record)}, self.round_id))
 
-    def announce(self, desk: Desk, target: str, seat: int | None, number: int, size: int, **extra: Any) -> None:
+    def announce(self, target: str, seat: int | None, number: int, size: int, **extra: Any) -> Step[None]:
         """The ``stack-for-seat`` entry: journaled (and shown) before the shoe is asked for the stack."""
         data = {"action": "stack-for-seat", "target": target, "seat": seat, "number": number, "size": size, **extra}
         if self.announced == data:
             return  # a retry after a refused dispense: that stack is announced already and no card moved
-        desk.append("decision", data, self.round_id)
+        yield from append("decision", data, self.round_id)
         self.announced = data
 
 

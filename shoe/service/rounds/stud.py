@@ -8,7 +8,7 @@ keeps both (a paused hand refuses actions; a void hand returns every chip put in
 
 from __future__ import annotations
 
-import secrets
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,13 +24,13 @@ from shoe.service.api import requests as rq
 from shoe.service.errors import ServiceError
 from shoe.service.journal.codec import encode_record
 from shoe.service.journal.secrecy import public_record, stud_view
+from shoe.service.rounds.intents import Step, append, deck_for_round, load_on_top, shoe_serial
 from shoe.service.rounds.params import stud_seats
-from shoe.service.rounds.run import Desk, RoundRun, card_entry
+from shoe.service.rounds.run import RoundRun, card_entry
 
 __all__ = ["StudRun"]
 
 IRREGULARITY_RULE = "rules digest: irregularities"
-_SHUFFLE = secrets.SystemRandom()  # the burn cards' reshuffle: never predictable from the service's state
 
 
 class StudRun(RoundRun):
@@ -43,12 +43,12 @@ class StudRun(RoundRun):
         self._void: dict[str, Any] | None = None
 
     @classmethod
-    def open(cls, round_id: str, request: rq.OpenRound, desk: Desk) -> tuple[StudRun, dict[str, Any]]:
+    def open(cls, round_id: str, request: rq.OpenRound) -> Step[tuple[RoundRun, dict[str, Any]]]:
         assert isinstance(request, rq.OpenStud)
         table = request.table.given()
         seats = stud_seats(request.seats)
         jurisdiction = get_profile(cls.game, request.jurisdiction or "NJ").jurisdiction
-        remaining, deck = desk.deck_for_round()  # one checked deck a hand, as Mississippi
+        remaining, deck = yield from deck_for_round()  # one checked deck a hand, as Mississippi
         stub = 52 if remaining is None else remaining
         hand = StudHand(StudTableConfig.from_mapping(dict(table)), seats, stub_size=stub)
         opened = {
@@ -57,7 +57,7 @@ class StudRun(RoundRun):
             "table": table,
             "seats": sorted(seats),
             "stub_size": stub,
-            "shoe": {"serial": desk.shoe_serial()},
+            "shoe": {"serial": (yield from shoe_serial())},
             "records": [encode_record(r) for r in hand.records],
             "deck": deck,
         }
@@ -122,25 +122,25 @@ class StudRun(RoundRun):
 
     # -- actions ---------------------------------------------------------------------------------
 
-    def act(self, desk: Desk, action: str, request: msgspec.Struct) -> dict[str, Any]:
-        """Run ``action`` (one of the registry's, for this game) with its typed ``request``."""
+    def act(self, action: str, request: msgspec.Struct, entropy: bytes) -> Step[dict[str, Any]]:
+        """The step of ``action`` (one of the registry's, for this game) with its typed ``request``."""
         if action == "void":
             assert isinstance(request, rq.Void)
-            self.void(desk, Irregularity.OTHER, request.cause or "declared by the floor")
+            yield from self.void(Irregularity.OTHER, request.cause or "declared by the floor")
             return {"voided": True}
         if self.paused:
             raise ServiceError("paused", f"the hand is paused ({self._paused})", rule=IRREGULARITY_RULE)
         if action == "deal":
-            return self._deal(desk)
+            return (yield from self._deal())
         if action == "stud-action":
             assert isinstance(request, rq.StudAction)
-            return self._act(desk, request)
+            return (yield from self._act(request))
         if action == "reshuffle-burns":
             record = self.hand.reshuffle_burns()
-            self.record(desk, "decision", record, action="reshuffle-burns")  # journaled before the cards move
+            yield from self.record("decision", record, action="reshuffle-burns")  # journaled before the cards move
             # (h): "the dealer shall shuffle the burn cards, burn a card and then deal the common card". An
             # emulator has no dealer: the service shuffles and loads them; a real shoe's dealer does.
-            loaded = desk.load_on_top(_SHUFFLE.sample([card.code for card in record.burns], len(record.burns)))
+            loaded = yield from load_on_top(shuffled([card.code for card in record.burns], entropy))
             return {"record": public_record(encode_record(record)), "burns_loaded": loaded}
         if action == "settle":
             if self.hand.finished:
@@ -169,15 +169,15 @@ class StudRun(RoundRun):
         """``settle``'s answer: each winning seat's share of the pot, as the view shows it."""
         return {"awards": {str(seat): amount for seat, amount in sorted(self.hand.pot_shares.items())}}
 
-    def _act(self, desk: Desk, request: rq.StudAction) -> dict[str, Any]:
+    def _act(self, request: rq.StudAction) -> Step[dict[str, Any]]:
         seat, amount, kind = request.seat, request.amount, request.action
         record = self.hand.act(seat, kind, amount)
-        self.record(desk, "decision", record, action="stud-action", seat=seat)
+        yield from self.record("decision", record, action="stud-action", seat=seat)
         if self.hand.finished:
-            self._settlement(desk)
+            yield from self._settlement()
         return {"record": public_record(encode_record(record))}
 
-    def _settlement(self, desk: Desk) -> None:
+    def _settlement(self) -> Step[None]:
         settlement = self.hand.settlement
         assert settlement is not None
         awards = [r for r in self.hand.records if isinstance(r, PotAwarded)]
@@ -191,9 +191,9 @@ class StudRun(RoundRun):
             "pot": self.hand.pot,
             "records": [encode_record(a) for a in awards],
         }
-        desk.append("settlement", data, self.round_id)
+        yield from append("settlement", data, self.round_id)
 
-    def _deal(self, desk: Desk) -> dict[str, Any]:
+    def _deal(self) -> Step[dict[str, Any]]:
         step = self.hand.next_card
         if step is None or step.target is Target.RESHUFFLE:
             phase = self.hand.phase.value
@@ -203,8 +203,8 @@ class StudRun(RoundRun):
         while (step := self.hand.next_card) is not None and step.target is not Target.RESHUFFLE:
             face = "up" if step.face_up else "down"
             number = self.cards_dealt + 1
-            self.announce(desk, step.target.value, step.seat, number, 1, street=step.street.label, face=face)
-            record, stop = self.dispense_and_absorb(desk, 1, f"card for {step}")
+            yield from self.announce(step.target.value, step.seat, number, 1, street=step.street.label, face=face)
+            record, stop = yield from self.dispense_and_absorb(1, f"card for {step}")
             dealt.append(record)
             if stop:
                 break
@@ -212,7 +212,7 @@ class StudRun(RoundRun):
         reshuffle = step is not None and step.target is Target.RESHUFFLE
         return {"cards": dealt, "paused": self.paused, "reshuffle_needed": reshuffle}
 
-    def absorb(self, desk: Desk, stack: Stack) -> dict[str, Any]:
+    def absorb(self, stack: Stack) -> Step[dict[str, Any]]:
         step = self.hand.next_card
         assert step is not None
         face = "up" if step.face_up else "down"
@@ -249,30 +249,42 @@ class StudRun(RoundRun):
                     problem = (Irregularity.LINK_UNRECONCILED, "the journal holds this card without its record")
         if problem is not None:
             for data in entries:
-                self.journal_card(desk, data)
-            self.void(desk, *problem, known_dispense_id=stack.dispense_id)
+                yield from self.journal_card(data)
+            yield from self.void(*problem, known_dispense_id=stack.dispense_id)
             return shown
         # A good card's one entry holds its record (and known_dispense_id): recovery never hands it over again.
         data = {**entries[0], "record": encode_record(record), "known_dispense_id": stack.dispense_id}
-        self.journal_card(desk, data)
+        yield from self.journal_card(data)
         return {**shown, "card": stack.cards[0].card if face == "up" else None}
 
     # -- interruptions ---------------------------------------------------------------------------
 
-    def pause(self, desk: Desk, cause: Irregularity, detail: str) -> None:
+    def pause(self, cause: Irregularity, detail: str) -> Step[None]:
         if not self.terminal and self._paused is None:
-            desk.append("irregularity", {"action": "paused", "cause": cause.value, "detail": detail}, self.round_id)
+            data = {"action": "paused", "cause": cause.value, "detail": detail}
+            yield from append("irregularity", data, self.round_id)
             self._paused = detail
 
-    def resume(self, desk: Desk) -> None:
+    def resume(self) -> Step[None]:
         if self._paused is not None and not self.terminal:
-            desk.append("irregularity", {"action": "resumed"}, self.round_id)
+            yield from append("irregularity", {"action": "resumed"}, self.round_id)
             self._paused = None
 
-    def void(self, desk: Desk, cause: Irregularity, detail: str, **extra: Any) -> None:
+    def void(self, cause: Irregularity, detail: str, **extra: Any) -> Step[None]:
         if self.terminal:
             return
         returned = {str(s): c for s, c in sorted(self.hand.contributions.items())}
         data = {"action": "void", "cause": cause.value, "detail": detail, "returned": returned, **extra}
-        desk.append("irregularity", data, self.round_id)
+        yield from append("irregularity", data, self.round_id)
         self._void = data
+
+
+def shuffled(codes: Sequence[str], entropy: bytes) -> list[str]:
+    """``codes`` in an order drawn from ``entropy`` (the command's random bytes; N.J.A.C. 13:47-20.35(h):
+    the burn cards are shuffled before they go back into the shoe).
+
+    Each card is sorted by a SHA-256 of the entropy and its code: distinct cards get distinct keys, so with
+    entropy unknown to anyone the order is uniform and unpredictable from the service's state; with the same
+    entropy (a simulator's seed) it is the same order.
+    """
+    return sorted(codes, key=lambda code: hashlib.sha256(entropy + code.encode()).digest())
