@@ -255,6 +255,11 @@ class ShoeClient:
         if self.link.key_id is not None and identity.key_id != self.link.key_id:
             raise ShoeAuthError("key-mismatch", f"shoe {identity.serial} names another key than this host's")
         self.identity = identity
+        with self._event_lock:
+            # What was delivered before STATUS was asked: the shoe numbered all of it before it answered. An
+            # event it sends just after its answer may be delivered first (the reader hands the answer over
+            # and goes on), so the events delivered by the time the answer is read are not the ones to check.
+            before = (self._sequencer.boot_id, self._sequencer.last_delivered)
         status = self.status()
         if identity.boot_id != status.boot_id:
             self._contradiction("boot-id-mismatch", "IDENTITY and STATUS name different boot ids")
@@ -264,6 +269,7 @@ class ShoeClient:
                 resume = self._resume
                 start = resume[1] if resume and resume[0] == status.boot_id else status.event_counter
                 seq.new_boot(status.boot_id, start)
+                ahead = start
             elif seq.boot_id != status.boot_id:
                 old = seq.boot_id
                 self._delivered_by_boot[old] = seq.last_delivered
@@ -271,11 +277,14 @@ class ShoeClient:
                 seq.new_boot(status.boot_id, self._delivered_by_boot.pop(status.boot_id, 0))
                 log.warning("shoe rebooted", old_boot_id=old, new_boot_id=status.boot_id)
                 self._publish(ShoeRebooted(old, status.boot_id))
-            if seq.last_delivered > status.event_counter:
+                ahead = seq.last_delivered
+            else:
+                ahead = before[1] if before[0] == status.boot_id else 0
+            if ahead > status.event_counter:
                 # Events this host delivered that the shoe never numbered: injected, or a broken shoe.
                 self._contradiction(
                     "events-ahead",
-                    f"events up to {seq.last_delivered} were delivered, the shoe counts {status.event_counter}",
+                    f"events up to {ahead} were delivered, the shoe counts {status.event_counter}",
                 )
                 seq.new_boot(status.boot_id, status.event_counter)
         refilled = self._refill(status)

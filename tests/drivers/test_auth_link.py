@@ -378,3 +378,47 @@ def test_a_reply_that_does_not_verify_is_still_a_key_mismatch(made: list[Callabl
     with pytest.raises(ShoeAuthError) as caught:
         client.connect()
     assert caught.value.cause == "key-mismatch"
+
+
+def test_an_event_sent_just_after_the_status_answer_is_not_ahead(made: list[Callable[[], None]]) -> None:
+    """The shoe answers STATUS, then sends an event; the reader delivers it before the resync compares.
+
+    Found by the 2,000-round soak (two false "events-ahead" alarms, each after a deck load): the resync
+    compared the events delivered by the time it read the answer with the count the answer gave."""
+    key = secrets.token_bytes(32)
+    shoe = _shoe(made, key)
+    client = _client(made, EmulatorTransport(shoe), key)
+    notices: list[Any] = []
+    client.subscribe(notices.append)
+    client.connect()
+    client.dispense(2)
+    client.release_stub()
+    asked = client.status
+
+    def status_then_an_event() -> m.Status:
+        answer = asked()
+        delivered = client._sequencer.last_delivered
+        shoe.load(DECK)  # the dealer loads a deck: DECK_LOADED, numbered after the answer
+        deadline = time.monotonic() + 5
+        while client._sequencer.last_delivered == delivered and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert client._sequencer.last_delivered > answer.event_counter  # the race, made certain
+        return answer
+
+    client.status = status_then_an_event  # type: ignore[method-assign]
+    client.resync()
+    assert not [n for n in notices if isinstance(n, Discrepancy)], notices
+
+
+def test_events_the_shoe_never_numbered_are_ahead(made: list[Callable[[], None]]) -> None:
+    """A shoe (or a cable, on a plain link) whose STATUS counts fewer events than it delivered: the alarm."""
+
+    def fewer(message: m.Message, seq: int, state: MitmState) -> list[tuple[m.Message, int]] | None:
+        if isinstance(message, m.Status) and message.event_counter > 0:
+            return [(replace(message, event_counter=message.event_counter - 1), seq)]
+        return None
+
+    _, client, notices = _liar(made, None, [fewer])
+    client.dispense(1)
+    client.resync()
+    assert [n.cause for n in notices if isinstance(n, Discrepancy)] == ["events-ahead"], notices
