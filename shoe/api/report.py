@@ -1,26 +1,51 @@
-"""``GET /v1/report``: ``shoectl report`` for the table-system role, on the service's own journal (issue 15).
+"""``GET /v1/report``: ``shoectl report`` for the table-system role, on the service's own journal.
 
 The same figures as ``shoectl report --json`` (:mod:`shoe.report`): amounts, counts, round ids and
-seats, never a card. Query ``by`` (all, table, shift, day, seat) and ``alpha`` as on the command line.
-The journal is read through a second connection (its write-ahead log lets it read while the service
-appends); nothing is written.
+seats, never a card. Query ``by`` (all, table, shift, day, seat, dealer) and ``alpha`` as on the
+command line.
+
+It is answered from :class:`ReportSummary`, never by reading the journal in the request: the summary
+follows the journal sink (every committed entry is queued to it on the owner thread, which does
+nothing more) and keeps each closed round as the report's :class:`~shoe.report.read.RoundInfo`
+(:class:`~shoe.report.ledger.RoundLedger`), so a report costs the report's arithmetic over the
+rounds, and the same report asked again before the next round entry is the one already computed.
+At start the summary is rebuilt on its own thread by one streaming pass over the journal (a page of
+entries at a time, through a second connection: the write-ahead log lets it read while the service
+appends); until that pass ends a report answers ``503`` with ``Retry-After``. One report is computed
+at a time; at most :data:`WAITING` requests wait for it, the next one is answered ``503`` with
+``Retry-After``, so any number of callers costs one computation's memory, not one each.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import queue
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from shoe.journal import Journal
-from shoe.report.read import read_rounds
-from shoe.report.summary import GROUPINGS, build_report
+from shoe.api.errors import ApiError
+from shoe.journal import Entry, Journal, JournalError
+from shoe.report.groupings import GROUPINGS
 from shoe.service import ServiceError
 from shoe.service.errors import ErrorKind
 
-__all__ = ["journal_report"]
+if TYPE_CHECKING:
+    from shoe.report.ledger import RoundLedger
+
+__all__ = ["ReportSummary", "journal_report", "read_report", "report_query"]
+
+WAITING = 4
+"""Requests that may wait for the report being computed; one more is answered 503."""
+WAIT_S = 20.0
+"""The longest a request waits for the computation in hand (or the summary to catch up) before a 503."""
+RETRY_AFTER_S = 2
+CACHED = 16
+"""Reports kept (per ``by`` and ``alpha``) for the summary's current version."""
 
 
-def journal_report(service: object, query: dict[str, str]) -> dict[str, Any]:
-    """The report of the journal ``service`` writes (a ``TableService``: its ``config.journal``)."""
+def report_query(query: Mapping[str, str]) -> tuple[str, float]:
+    """``by`` and ``alpha`` of a report request, or a 400 (``ServiceError`` bad input)."""
     by = query.get("by", "all")
     if by not in GROUPINGS:
         raise ServiceError("bad-request", f"by={by!r}: give one of {', '.join(GROUPINGS)}", kind=ErrorKind.BAD_INPUT)
@@ -30,10 +55,171 @@ def journal_report(service: object, query: dict[str, str]) -> dict[str, Any]:
         alpha = -1.0
     if not 0 < alpha < 1:
         raise ServiceError("bad-request", "alpha: give a probability between 0 and 1", kind=ErrorKind.BAD_INPUT)
-    path = getattr(getattr(service, "config", None), "journal", None)
-    if path is None:
-        raise ServiceError("no-journal", "this service keeps no journal to report on", kind=ErrorKind.UNAVAILABLE)
+    return by, alpha
+
+
+def read_report(path: Path, by: str, alpha: float) -> dict[str, Any]:
+    """The report read from the journal file itself (``shoectl report``'s way): the reference the summary equals."""
+    from shoe.report.read import read_rounds
+    from shoe.report.summary import build_report
+
     with Journal.open(path) as journal:
         data = build_report(read_rounds(journal), by=by, alpha=alpha)
     data.pop("series")
     return data
+
+
+def _busy(message: str) -> ApiError:
+    return ApiError("unavailable", message, headers={"Retry-After": str(RETRY_AFTER_S)})
+
+
+class ReportSummary:
+    """The rounds of one service's journal, kept as entries are appended, and the reports computed from them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._inbox: queue.SimpleQueue[Entry | None] = queue.SimpleQueue()
+        self._latest = 0  # the seq of the last entry the sink handed over (written by the owner thread only)
+        self._changed = threading.Condition()  # guards the ledger; notified when it took more entries
+        self._ledger: RoundLedger | None = None
+        self._rebuilt = False
+        self._failed: str | None = None
+        self._computing = threading.Lock()  # one report computed at a time
+        self._waiting = 0
+        self._cache: dict[tuple[str, float], tuple[int, dict[str, Any]]] = {}
+        self._thread: threading.Thread | None = None
+
+    # -- the follower thread -------------------------------------------------------------------------
+
+    def follow(self, entry: Entry) -> None:
+        """The owner thread, after each commit: queue the entry (nothing else is done there)."""
+        if self._failed is None:
+            self._latest = entry.seq
+            self._inbox.put(entry)
+
+    def start(self) -> None:
+        """Rebuild from the journal, then follow the sink; call once the service has opened its journal."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="report-summary", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._inbox.put(None)
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        from shoe.report.ledger import RoundLedger
+
+        ledger = RoundLedger()
+        with self._changed:
+            self._ledger = ledger
+        try:
+            with Journal.open(self.path) as journal:
+                page: list[Entry] = []
+                for entry in journal.entries():  # paged by the journal: memory is one page and the open rounds
+                    page.append(entry)
+                    if len(page) >= 500:
+                        self._take(ledger, page)
+                        page = []
+                self._take(ledger, page)
+        except JournalError as exc:
+            with self._changed:
+                self._failed = f"the report could not read the journal ({exc}); see the service log"
+                self._changed.notify_all()
+            return
+        with self._changed:
+            self._rebuilt = True
+            self._changed.notify_all()
+        while True:
+            entry = self._inbox.get()
+            batch = [entry]
+            while entry is not None and not self._inbox.empty():  # whatever else is queued, under one lock
+                entry = self._inbox.get()
+                batch.append(entry)
+            self._take(ledger, [e for e in batch if e is not None])
+            if entry is None:
+                return
+
+    def _take(self, ledger: RoundLedger, entries: list[Entry]) -> None:
+        with self._changed:
+            for entry in entries:
+                ledger.add(entry)  # a seq the rebuild already read is ignored
+            self._changed.notify_all()
+
+    # -- a request's thread --------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        with self._changed:
+            ledger = self._ledger
+            return {
+                "rebuilt": self._rebuilt,
+                "last_seq": 0 if ledger is None else ledger.last_seq,
+                "closed_rounds": 0 if ledger is None else ledger.closed_rounds,
+            }
+
+    def report(self, by: str, alpha: float) -> dict[str, Any]:
+        """The report of every entry committed before this call; 503 while rebuilding or too many wait."""
+        target = self._latest
+        with self._changed:
+            if self._failed is not None:
+                raise ApiError("internal", self._failed)
+            ledger = self._ledger
+            if not self._rebuilt or ledger is None:
+                read = 0 if ledger is None else ledger.last_seq
+                raise _busy(f"the report's summary is being rebuilt from the journal ({read:,} entries read); retry")
+            if not self._changed.wait_for(lambda: ledger.last_seq >= target, timeout=WAIT_S):
+                raise _busy("the report's summary is behind the journal; retry")
+            if self._waiting >= WAITING:
+                raise _busy(f"{WAITING} report requests are waiting already; retry")
+            self._waiting += 1
+        try:
+            if not self._computing.acquire(timeout=WAIT_S):
+                raise _busy("a report is being computed; retry")
+            try:
+                return self._computed(ledger, by, alpha)
+            finally:
+                self._computing.release()
+        finally:
+            with self._changed:
+                self._waiting -= 1
+
+    def _computed(self, ledger: RoundLedger, by: str, alpha: float) -> dict[str, Any]:
+        from shoe.report.summary import build_report
+
+        with self._changed:
+            version = ledger.version
+            cached = self._cache.get((by, alpha))
+            if cached is not None and cached[0] == version:
+                return cached[1]
+            rounds = list(ledger.rounds())  # closed rounds are kept as they are: only their list is copied
+        data = build_report(rounds, by=by, alpha=alpha)
+        data.pop("series")
+        self._cache = {k: v for k, v in self._cache.items() if v[0] == version and k != (by, alpha)}
+        if len(self._cache) >= CACHED:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[(by, alpha)] = (version, data)
+        return data
+
+
+def journal_report(service: object, query: Mapping[str, str], summary: ReportSummary | None = None) -> dict[str, Any]:
+    """The report of the journal ``service`` writes: from ``summary`` (the server's), else read from the file.
+
+    Without a summary (a service that cannot be followed) the file is read under the same bound of one
+    computation at a time.
+    """
+    by, alpha = report_query(query)
+    if summary is not None:
+        return summary.report(by, alpha)
+    path = getattr(getattr(service, "config", None), "journal", None)
+    if path is None:
+        raise ServiceError("no-journal", "this service keeps no journal to report on", kind=ErrorKind.UNAVAILABLE)
+    if not _UNFOLLOWED.acquire(timeout=0):
+        raise _busy("a report is being read from the journal; retry")
+    try:
+        return read_report(Path(path), by, alpha)
+    finally:
+        _UNFOLLOWED.release()
+
+
+_UNFOLLOWED = threading.Lock()
