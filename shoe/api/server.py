@@ -22,8 +22,8 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog

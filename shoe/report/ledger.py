@@ -1,4 +1,4 @@
-"""The report's rounds kept as entries are appended: what :func:`~shoe.report.read.read_rounds` gives, without rereading.
+"""The report's rounds kept as entries are appended: what ``read_rounds`` gives, without rereading the journal.
 
 ``RoundLedger.add(entry)`` takes each journal entry once, in seq order (a seq already taken is
 ignored, so a rebuild from the file and the live entries may overlap); ``rounds()`` yields the same

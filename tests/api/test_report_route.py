@@ -62,8 +62,9 @@ def test_the_report_over_http_equals_the_report_read_from_the_journal(api: ApiSe
     assert client.ok("GET", "/v1/report")["apart"]["void_rounds"] == 1
 
 
-def test_a_service_started_on_a_long_journal_reports_it_whole(tmp_path: Path,
-                                                              start_service: Callable[..., TableService]) -> None:  # fmt: skip
+def test_a_service_started_on_a_long_journal_reports_it_whole(
+    tmp_path: Path, start_service: Callable[..., TableService]
+) -> None:
     """The summary is rebuilt at start by one streaming pass over the journal the service opened."""
     with Journal.open(tmp_path / "journal.sqlite") as journal:
         fill_journal(journal, 3_000, seed=5, void_every=4, fixture_every=10)

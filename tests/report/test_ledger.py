@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -50,7 +49,7 @@ def test_the_journal_has_the_work_the_report_does(journal_entries: list[Entry]) 
 @pytest.mark.parametrize("by", GROUPINGS)
 def test_every_grouping_equals_the_file_read_at_every_point(journal_entries: list[Entry], by: str) -> None:
     rng = random.Random(by)
-    points = sorted(rng.sample(range(1, len(journal_entries)), 3)) + [len(journal_entries)]
+    points = [*sorted(rng.sample(range(1, len(journal_entries)), 3)), len(journal_entries)]
     ledger, taken = RoundLedger(), 0
     for point in points:
         for entry in journal_entries[taken:point]:
