@@ -8,7 +8,12 @@ It is answered from :class:`ReportSummary`, never by reading the journal in the 
 follows the journal sink (every committed entry is queued to it on the owner thread, which does
 nothing more) and keeps each closed round as the report's :class:`~shoe.report.read.RoundInfo`
 (:class:`~shoe.report.ledger.RoundLedger`), so a report costs the report's arithmetic over the
-rounds, and the same report asked again before the next round entry is the one already computed.
+rounds (~1 s for 1,500 rounds), never a read of the journal. A report is computed once and answered
+again, as the same bytes, until a round's entry comes; while entries keep coming (rounds being dealt)
+it is computed again only once it is :data:`REFRESH_FACTOR` times its computation old (at least
+:data:`MIN_REFRESH_S`), so however many callers loop on it, its computation takes at most a sixth of
+the time its thread shares with the owner thread. The ``Report-Journal-Seq`` header says the last
+entry a report includes.
 At start the summary is rebuilt on its own thread by one streaming pass over the journal (a page of
 entries at a time, through a second connection: the write-ahead log lets it read while the service
 appends); until that pass ends a report answers ``503`` with ``Retry-After``. One report is computed
@@ -20,11 +25,13 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shoe.api.errors import ApiError
+from shoe.api.errors import ApiError, json_bytes
 from shoe.journal import Entry, Journal, JournalError
 from shoe.report.groupings import GROUPINGS
 from shoe.service import ServiceError
@@ -41,7 +48,10 @@ WAIT_S = 20.0
 """The longest a request waits for the computation in hand (or the summary to catch up) before a 503."""
 RETRY_AFTER_S = 2
 CACHED = 16
-"""Reports kept (per ``by`` and ``alpha``) for the summary's current version."""
+"""Reports kept, one per ``by`` and ``alpha``."""
+MIN_REFRESH_S = 1.0
+REFRESH_FACTOR = 5.0
+"""While entries keep coming, a report is computed again only once it is this many times its computation old."""
 
 
 def report_query(query: Mapping[str, str]) -> tuple[str, float]:
@@ -86,7 +96,8 @@ class ReportSummary:
         self._failed: str | None = None
         self._computing = threading.Lock()  # one report computed at a time
         self._waiting = 0
-        self._cache: dict[tuple[str, float], tuple[int, dict[str, Any]]] = {}
+        self._cache: dict[tuple[str, float], _Cached] = {}
+        self._compute_s = 0.0  # how long the last report took to compute
         self._thread: threading.Thread | None = None
 
     # -- the follower thread -------------------------------------------------------------------------
@@ -158,8 +169,12 @@ class ReportSummary:
                 "closed_rounds": 0 if ledger is None else ledger.closed_rounds,
             }
 
-    def report(self, by: str, alpha: float) -> dict[str, Any]:
-        """The report of every entry committed before this call; 503 while rebuilding or too many wait."""
+    def report(self, by: str, alpha: float) -> tuple[bytes, int]:
+        """The report as JSON, and the seq of the last entry it includes; 503 while rebuilding or too many wait.
+
+        It includes every entry committed before this call, except while entries keep coming: a report
+        computed less than :meth:`refresh_s` ago is answered again (its seq says how far it reaches).
+        """
         target = self._latest
         with self._changed:
             if self._failed is not None:
@@ -184,26 +199,44 @@ class ReportSummary:
             with self._changed:
                 self._waiting -= 1
 
-    def _computed(self, ledger: RoundLedger, by: str, alpha: float) -> dict[str, Any]:
+    def refresh_s(self) -> float:
+        """How long a report stays the answer while entries keep coming: the report's computation takes at
+        most 1 / (1 + :data:`REFRESH_FACTOR`) of the time its threads share with the owner's."""
+        return max(MIN_REFRESH_S, REFRESH_FACTOR * self._compute_s)
+
+    def _computed(self, ledger: RoundLedger, by: str, alpha: float) -> tuple[bytes, int]:
         from shoe.report.summary import build_report
 
+        now = time.monotonic()
         with self._changed:
-            version = ledger.version
+            version, seq = ledger.version, ledger.last_seq
             cached = self._cache.get((by, alpha))
-            if cached is not None and cached[0] == version:
-                return cached[1]
+            if cached is not None and (cached.version == version or now - cached.at < self.refresh_s()):
+                return cached.body, cached.seq
             rounds = list(ledger.rounds())  # closed rounds are kept as they are: only their list is copied
         data = build_report(rounds, by=by, alpha=alpha)
         data.pop("series")
-        self._cache = {k: v for k, v in self._cache.items() if v[0] == version and k != (by, alpha)}
-        if len(self._cache) >= CACHED:
+        body = json_bytes(data)
+        self._compute_s = time.monotonic() - now
+        if len(self._cache) >= CACHED and (by, alpha) not in self._cache:
             self._cache.pop(next(iter(self._cache)))
-        self._cache[(by, alpha)] = (version, data)
-        return data
+        self._cache[(by, alpha)] = _Cached(version, seq, now, body)
+        return body, seq
 
 
-def journal_report(service: object, query: Mapping[str, str], summary: ReportSummary | None = None) -> dict[str, Any]:
-    """The report of the journal ``service`` writes: from ``summary`` (the server's), else read from the file.
+@dataclass(frozen=True)
+class _Cached:
+    version: int  # the ledger's version it was computed from
+    seq: int  # the last entry it includes
+    at: float  # time.monotonic() when its computation began
+    body: bytes
+
+
+def journal_report(
+    service: object, query: Mapping[str, str], summary: ReportSummary | None = None
+) -> tuple[bytes, int]:
+    """The report of the journal ``service`` writes, as JSON, and the last seq it includes: from ``summary``
+    (the server's), else read from the file (seq 0: not known).
 
     Without a summary (a service that cannot be followed) the file is read under the same bound of one
     computation at a time.
@@ -217,7 +250,7 @@ def journal_report(service: object, query: Mapping[str, str], summary: ReportSum
     if not _UNFOLLOWED.acquire(timeout=0):
         raise _busy("a report is being read from the journal; retry")
     try:
-        return read_report(Path(path), by, alpha)
+        return json_bytes(read_report(Path(path), by, alpha)), 0
     finally:
         _UNFOLLOWED.release()
 

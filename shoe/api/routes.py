@@ -150,7 +150,8 @@ def _metrics(req: Request) -> Reply:
 def _report(req: Request) -> Reply:
     from shoe.api.report import journal_report
 
-    return _json(journal_report(req.service, dict(req.query), req.report))
+    body, seq = journal_report(req.service, dict(req.query), req.report)
+    return Reply(body=body, headers={"Report-Journal-Seq": str(seq)} if seq else {})
 
 
 DEALER, TECHNICIAN, OBSERVER, SYSTEM = Role.DEALER, Role.TECHNICIAN, Role.OBSERVER, Role.TABLE_SYSTEM

@@ -59,7 +59,9 @@ def test_the_report_over_http_equals_the_report_read_from_the_journal(api: ApiSe
     for by in GROUPINGS:
         over_http = client.ok("GET", f"/v1/report?by={by}")
         assert over_http == json.loads(json.dumps(read_report(service.config.journal, by, 0.001))), by
-    assert client.ok("GET", "/v1/report")["apart"]["void_rounds"] == 1
+    answer = client.call("GET", "/v1/report")
+    assert answer.json["apart"]["void_rounds"] == 1
+    assert int(answer.headers["Report-Journal-Seq"]) == service.health()["service"]["journal_seq"]
 
 
 def test_a_service_started_on_a_long_journal_reports_it_whole(

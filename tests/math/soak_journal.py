@@ -213,34 +213,41 @@ RELEASE_FIXTURE = Path(__file__).parents[1] / "journal" / "fixtures" / "release-
 WRITE_BATCH = 2_000
 
 
-def fill_journal(journal: Journal, entries: int, seed: int = 1, *, void_every: int = 9, fixture_every: int = 25) -> int:
+def fill_journal(
+    journal: Journal, entries: int, seed: int = 1, *, void_every: int = 9, fixture_every: int = 25, distinct: int = 400
+) -> int:
     """Append seeded rounds through ``journal.write`` (the service's own commit) until it holds ``entries``.
 
     Mississippi stud rounds as :func:`play` writes them, every ``void_every``-th one voided after the
     deal, and every ``fixture_every``-th a copy of the release fixture's rounds (seven-card stud, NJ,
     PA side wagers and Envy) under fresh round ids, with the entries outside any round between them.
-    The last round is left open. Entries are committed :data:`WRITE_BATCH` at a time; returns the last seq.
+    ``distinct`` rounds are played; past them the same rounds are written again under fresh round ids
+    (a long journal in seconds, each copy still a round the report values). The last round is left
+    open. Entries are committed :data:`WRITE_BATCH` at a time; returns the last seq.
     """
     fixture = _fixture_entries()
+    plans = plan_rounds(distinct, seed, None)
+    played_once: list[list[tuple[str, dict[str, Any]]]] = []
     pending: list[Pending] = []
     written = journal.head_seq()
     i = 0
     while written + len(pending) < entries:
-        for plan in plan_rounds(200, seed + i, None):
-            i += 1
-            plan.void = plan.void or (void_every > 0 and i % void_every == 0)
-            round_id = f"table-1-{START + timedelta(seconds=90 * i):%Y%m%dT%H%M%SZ}-{i:06x}"
-            played = play(plan, round_id)
-            if written + len(pending) + len(played) >= entries:
-                played = played[:-1]  # the last round stays open
-            pending.extend(prepare(kind, data, round_id) for kind, data in played)
-            if fixture_every > 0 and i % fixture_every == 0:
-                pending.extend(prepare(k, d, None if r is None else f"{r}-{i:x}") for k, r, d in fixture)
-            if len(pending) >= WRITE_BATCH:
-                written = journal.write(pending)[-1].seq
-                pending = []
-            if written + len(pending) >= entries:
-                break
+        n = i % distinct
+        if n == len(played_once):
+            plan = plans[n]
+            plan.void = plan.void or (void_every > 0 and (n + 1) % void_every == 0)
+            played_once.append(play(plan, "generated"))
+        i += 1
+        round_id = f"table-1-{START + timedelta(seconds=90 * i):%Y%m%dT%H%M%SZ}-{i:06x}"
+        played = played_once[n]
+        if written + len(pending) + len(played) >= entries:
+            played = played[:-1]  # the last round stays open
+        pending.extend(prepare(kind, data, round_id) for kind, data in played)
+        if fixture_every > 0 and i % fixture_every == 0:
+            pending.extend(prepare(k, d, None if r is None else f"{r}-{i:x}") for k, r, d in fixture)
+        if len(pending) >= WRITE_BATCH:
+            written = journal.write(pending)[-1].seq
+            pending = []
     if pending:
         written = journal.write(pending)[-1].seq
     return written
