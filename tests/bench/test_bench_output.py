@@ -61,7 +61,7 @@ def test_goals_bench_lines_name_their_reference_and_goal() -> None:
 
 
 def test_report_load_bench_gives_its_figures_against_their_references() -> None:
-    """Whole-journal reads and start (docs/performance.md): each figure is there, with its reference; no timing checked."""
+    """Whole-journal reads and start (docs/performance.md): each figure there, with its reference; no timing."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
