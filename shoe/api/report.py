@@ -164,13 +164,13 @@ class ReportSummary:
             self._rebuilt = True
             self._changed.notify_all()
         while True:
-            entry = self._inbox.get()
-            batch = [entry]
-            while entry is not None and not self._inbox.empty():  # whatever else is queued, under one lock
-                entry = self._inbox.get()
-                batch.append(entry)
+            item: Entry | None = self._inbox.get()
+            batch = [item]
+            while item is not None and not self._inbox.empty():  # whatever else is queued, under one lock
+                item = self._inbox.get()
+                batch.append(item)
             self._take(ledger, [e for e in batch if e is not None])
-            if entry is None:
+            if item is None:
                 return
 
     def _take(self, ledger: RoundLedger, entries: list[Entry]) -> None:
