@@ -165,8 +165,8 @@ def bench_deals(tmp: Path, journal: Path, *, runs: int, deals: int) -> None:
     report.say(f"deal, {REPORT_CLIENTS} clients looping the report: {report.distribution(loaded)}")
     report.ratio("deal under report load", statistics.median(loaded) / statistics.median(quiet),
                  "the median deal with no report client", note="goal <= 2x")  # fmt: skip
-    served = ", ".join(f"{count:,} x {status}" for status, count in sorted(answers.items()))
-    report.say(f"report answers during the loaded blocks: {served} requests")
+    served = ", ".join(f"{count:,} requests answered {status}" for status, count in sorted(answers.items()))
+    report.say(f"report answers during the loaded blocks: {served}")
     report.figure("shoed RSS, max throughout", rss.most / 1024, "MiB", vs=(rss.most / 1024 / 150, "the 150 MiB goal"))
 
 
