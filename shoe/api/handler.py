@@ -236,6 +236,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             principal=principal,
             people=api.auth.people,
             client=str(self.client_address[0]),
+            report=api.report,
         )
         return route.handler(request)
 

@@ -65,6 +65,7 @@ class Request:
     principal: Any = None  # shoe.api.auth.Principal: who asks (None on a route that needs no token)
     people: Any = None  # shoe.people.desk.People, when the server has the employees store
     client: str = ""  # the client's address (sign-in back-off is counted per address)
+    report: Any = None  # shoe.api.report.ReportSummary: the server's summary of its service's journal
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,8 @@ def _metrics(req: Request) -> Reply:
 def _report(req: Request) -> Reply:
     from shoe.api.report import journal_report
 
-    return _json(journal_report(req.service, dict(req.query)))
+    body, seq = journal_report(req.service, dict(req.query), req.report)
+    return Reply(body=body, headers={"Report-Journal-Seq": str(seq)} if seq else {})
 
 
 DEALER, TECHNICIAN, OBSERVER, SYSTEM = Role.DEALER, Role.TECHNICIAN, Role.OBSERVER, Role.TABLE_SYSTEM

@@ -23,6 +23,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -32,6 +33,7 @@ from shoe.api.handler import Handler
 from shoe.api.limits import Gate, Limits, RefusalLog, fit_file_limit
 from shoe.api.metrics import ApiCounters
 from shoe.api.origin import HostCheck
+from shoe.api.report import ReportSummary
 from shoe.api.routes import Service
 from shoe.api.waiting import WaitingRoom
 from shoe.api.workers import Workers
@@ -196,6 +198,17 @@ class _HTTPServer(ThreadingHTTPServer):
         super().shutdown_request(request)
 
 
+def _follow(service: Service) -> ReportSummary | None:
+    """The report's summary, following ``service``'s journal sink (None: a service that cannot be followed)."""
+    follow = getattr(service, "follow_journal", None)
+    path = getattr(getattr(service, "config", None), "journal", None)
+    if follow is None or path is None:
+        return None
+    summary = ReportSummary(Path(path))
+    follow(summary.follow)
+    return summary
+
+
 class ApiServer:
     """The table API over HTTP for one ``TableService``."""
 
@@ -217,6 +230,7 @@ class ApiServer:
         self.counters = ApiCounters()
         self.refusals = RefusalLog(self.counters)
         self.stopping = threading.Event()
+        self.report = _follow(service)
         self._httpd = _HTTPServer((host, port), self)
         self.hosts = HostCheck(host, self.address[1])
         self._thread: threading.Thread | None = None
@@ -232,7 +246,10 @@ class ApiServer:
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def start(self) -> ApiServer:
+        """Serve; the report's summary starts its rebuild now (the service has opened its journal by then)."""
         self._httpd.room.start()
+        if self.report is not None:
+            self.report.start()
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="shoe-api", daemon=True)
         self._thread.start()
         limits = self.limits
@@ -264,6 +281,8 @@ class ApiServer:
         while self._httpd.connections and time.monotonic() < deadline:
             time.sleep(0.02)
         self._httpd.server_close()
+        if self.report is not None:
+            self.report.stop()
         if self.auth.people is not None:
             self.auth.people.flush_failures(every=True)  # the failed sign-ins counted since the last summary
             self.auth.people.store.close()

@@ -28,7 +28,7 @@ from drivers.errors import ShoeError
 from drivers.transport import Transport, open_transport, redact_port
 from shoe import present
 from shoe.hands import tables as hand_tables
-from shoe.journal import JournalDataError
+from shoe.journal import Entry, JournalDataError
 from shoe.service.api.actions import execute
 from shoe.service.config.settings import ServiceConfig
 from shoe.service.errors import ErrorKind, Role, ServiceError, from_shoe
@@ -82,6 +82,13 @@ class TableService:
         """The floor shipper's status (``/v1/status`` ``floor``) and alarm (journaled by the owner: FloorWatch)."""
         self.floor_status = status
         self._owner.floor_watch.source = alarm
+
+    def follow_journal(self, follower: Callable[[Entry], None]) -> None:
+        """Give ``follower`` every entry committed from now on, on the owner thread, after its commit: it must
+        only queue it (the report's summary, ``shoe.api.report``). The list is swapped, never changed in place,
+        so the owner thread may be walking the old one meanwhile."""
+        sink = self._owner.sink
+        sink.followers = [*sink.followers, follower]
 
     # -- life --------------------------------------------------------------------------------------
 

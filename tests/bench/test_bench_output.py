@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ UNITS = re.compile(
     r"events|cards|threads|wake-ups/s|examples/s|examples|ms/round|ms/event|connections|CPUs|requests)\b"
 )
 FIGURES = ("protocol.py", "hands.py", "service.py", "slowloris.py", "goals.py", "_goals_link.py", "_goals_games.py",
-           "_goals_service.py")  # fmt: skip
+           "_goals_service.py", "report_load.py")  # fmt: skip
 
 
 def _run(script: str, *args: str) -> list[str]:
@@ -57,6 +58,21 @@ def test_goals_bench_lines_name_their_reference_and_goal() -> None:
     # Every row but the exchange count is a ratio against a reference; every row but the MAC's cost has a goal.
     assert all(re.search(r"\d\.\d\dx ", line) for line in rows if not line.startswith("exchanges per")), rows
     assert all("goal" in line for line in rows if not line.startswith("MAC cost")), rows
+
+
+def test_report_load_bench_gives_its_figures_against_their_references() -> None:
+    """Whole-journal reads and start (docs/performance.md): each figure there, with its reference; no timing."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    lines = _run("report_load.py", "--quick", "--port", str(port))
+    _check(lines)
+    labels = [line.partition(": ")[0] for line in lines]
+    for wanted in ("start, 0 entries", "start, 2,000 entries", "start, 4,000 entries", "summary rebuilt at start",
+                   "deal under report load", "shoed RSS, max throughout"):  # fmt: skip
+        assert wanted in labels, (wanted, lines)
+    served = [line for line in lines if line.startswith("report answers during the loaded blocks: ")]
+    assert served and "answered 200" in served[0], lines
 
 
 def test_hands_bench_explains_its_labels_and_how_to_install_the_references() -> None:

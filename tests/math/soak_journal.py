@@ -21,6 +21,7 @@ street by street for all rounds at once with :func:`shoe.math.actual.next_values
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import sys
@@ -36,7 +37,7 @@ import numpy as np
 from drivers.stacks import Stack
 from protocols.fields import CardRead
 from shoe.cards import Card
-from shoe.journal import GENESIS, Journal
+from shoe.journal import GENESIS, Journal, Pending, prepare
 from shoe.journal.chain import canonical, entry_hash
 from shoe.math.actual import next_values, tables_for
 from shoe.math.hands import line_odds
@@ -216,6 +217,61 @@ def write_journal(path: Path, rounds: int, seed: int = 1, cheater: int | None = 
     conn.execute("COMMIT")
     conn.close()
     return path
+
+
+RELEASE_FIXTURE = Path(__file__).parents[1] / "journal" / "fixtures" / "release-0.1.0-ac0bba9.sqlite"
+"""A journal the first release wrote: NY, NJ and PA Mississippi stud (side wagers, Envy) and a seven-card stud hand."""
+WRITE_BATCH = 2_000
+
+
+def fill_journal(
+    journal: Journal, entries: int, seed: int = 1, *, void_every: int = 9, fixture_every: int = 25, distinct: int = 400
+) -> int:
+    """Append seeded rounds through ``journal.write`` (the service's own commit) until it holds ``entries``.
+
+    Mississippi stud rounds as :func:`play` writes them, every ``void_every``-th one voided after the
+    deal, and every ``fixture_every``-th a copy of the release fixture's rounds (seven-card stud, NJ,
+    PA side wagers and Envy) under fresh round ids, with the entries outside any round between them.
+    ``distinct`` rounds are played; past them the same rounds are written again under fresh round ids
+    (a long journal in seconds, each copy still a round the report values). The last round is left
+    open. Entries are committed :data:`WRITE_BATCH` at a time; returns the last seq.
+    """
+    fixture = _fixture_entries()
+    plans = plan_rounds(distinct, seed, None)
+    played_once: list[list[tuple[str, dict[str, Any]]]] = []
+    pending: list[Pending] = []
+    written = journal.head_seq()
+    i = 0
+    while written + len(pending) < entries:
+        n = i % distinct
+        if n == len(played_once):
+            plan = plans[n]
+            plan.void = plan.void or (void_every > 0 and (n + 1) % void_every == 0)
+            played_once.append(play(plan, "generated"))
+        i += 1
+        round_id = f"table-1-{START + timedelta(seconds=90 * i):%Y%m%dT%H%M%SZ}-{i:06x}"
+        played = played_once[n]
+        if written + len(pending) + len(played) >= entries:
+            played = played[:-1]  # the last round stays open
+        pending.extend(prepare(kind, data, round_id) for kind, data in played)
+        if fixture_every > 0 and i % fixture_every == 0:
+            pending.extend(prepare(k, d, None if r is None else f"{r}-{i:x}") for k, r, d in fixture)
+        if len(pending) >= WRITE_BATCH:
+            written = journal.write(pending)[-1].seq
+            pending = []
+    if pending:
+        written = journal.write(pending)[-1].seq
+    return written
+
+
+def _fixture_entries() -> list[tuple[str, str | None, dict[str, Any]]]:
+    """Read-only (``Journal.open`` would put a write-ahead log beside the fixture)."""
+    conn = sqlite3.connect(f"file:{RELEASE_FIXTURE}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT kind, round_id, data FROM entries ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    return [(kind, round_id, json.loads(data)) for kind, round_id, data in rows]
 
 
 def main(argv: list[str]) -> int:

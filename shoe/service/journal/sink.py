@@ -36,6 +36,8 @@ CHECKPOINT_EVERY_S = 30.0
 READ_TIMES_KEPT = 1024
 Observer = Callable[[str, Mapping[str, Any], str | None, str], list[dict[str, Any]]]
 """``(kind, data, round_id, ts)`` of a committed entry -> the public events it makes."""
+Follower = Callable[[Entry], None]
+"""Takes a committed entry as readers read it back; returns at once (it hands the entry to its own thread)."""
 
 
 class JournalSink:
@@ -62,6 +64,9 @@ class JournalSink:
         self.observers: list[Observer] = []
         """Parts whose state follows the journal (the deck): each applies an entry once it is committed and
         returns the public events the change makes (published with the entry)."""
+        self.followers: list[Follower] = []
+        """Summaries kept beside the journal (the report's): each is given every committed entry, in seq order,
+        and only queues it, so whole-journal figures are kept up to date without reading the journal again."""
 
     def open(self) -> tuple[JournalFacts, dict[str, Any]]:
         """Lock and open the journal, learn what it knows, give the feed its history; the facts and what was adopted."""
@@ -120,6 +125,8 @@ class JournalSink:
         self._closed = self._closed or kind == "round-closed"
         also = [event for observe in self.observers for event in observe(kind, entry.data, round_id, entry.ts)]
         self.feed.publish(entry.seq, entry.ts, kind, round_id, entry.data, also=also)
+        for follow in self.followers:
+            follow(entry)
         if kind == "card" and data.get("dispense_id") is not None:
             self.metrics.inc("cards_total")
             started = self._read_times.pop((data["dispense_id"], data.get("position") or 0), None)
