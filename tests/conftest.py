@@ -1,5 +1,5 @@
 """Suite-wide isolation: fresh logging for each test, and no thread, listening socket or child process left
-behind by one; and how many workers ``-n auto`` starts.
+behind by one (issue 11 point 10).
 
 ``_no_leaks`` compares the process before and after each test, once the test's own fixtures are torn
 down: threads alive, listening sockets (TCP and Unix) among the process's file descriptors, and child
@@ -34,20 +34,6 @@ _ALLOWED = re.compile("|".join(f"(?:{p})" for p in ALLOWED_THREADS))
 _SOCKET = re.compile(r"socket:\[(\d+)\]")
 _TCP_LISTEN = "0A"
 _UNIX_ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags column
-
-
-WORKERS_PER_CORE = 2
-"""``-n auto`` starts this many pytest-xdist workers per usable core: most of the suite's time is spent
-waiting on real processes (``shoed``, the emulator, PostgreSQL, Chromium, pip) and on their timeouts,
-not computing, so one worker per core leaves the cores idle while each worker waits."""
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """Workers for ``-n auto``: ``WORKERS_PER_CORE`` per core (``PYTEST_XDIST_AUTO_NUM_WORKERS`` still wins)."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.option.numprocesses == "logical":
-        return None  # pytest-xdist's own answer
-    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture(autouse=True)
