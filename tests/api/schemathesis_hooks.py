@@ -1,4 +1,4 @@
-"""A schemathesis check of our own, loaded by tests/api/test_schemathesis.py (``SCHEMATHESIS_HOOKS``).
+"""A schemathesis check of our own, loaded by tests/api/schemathesis_run.py (``SCHEMATHESIS_HOOKS``).
 
 schemathesis's ``positive_data_acceptance`` wants every schema-valid request answered 2xx/404/409;
 a schema-valid wager below the table minimum is the rules engine's ``400 illegal-wager`` with the rule

@@ -9,11 +9,12 @@ from __future__ import annotations
 import random
 from array import array
 from collections import Counter
-from itertools import combinations, pairwise
+from itertools import chain, combinations, pairwise
 
+import numpy as np
 import pytest
 
-from shoe.cards import FULL_DECK
+from shoe.cards import FULL_DECK, Card, Suit
 from shoe.hands import (
     RANK_COUNT,
     Category,
@@ -86,14 +87,49 @@ def test_ny_5324_38_b_every_hand_in_its_naive_class(
     all_ranks: array[int], representatives: dict[int, tuple[int, ...]]
 ) -> None:
     """Every one of the 2,598,960 hands has the naive key of its rank class's representative, so
-    with the test above the fast evaluator orders all hands exactly as the naive one does."""
+    with the test above the fast evaluator orders all hands exactly as the naive one does.
+
+    The naive evaluator reads two facts of a hand: its ranks, and whether all five suits are one
+    (NY 5324.38(b)(2) uses suits for flushes only). Hands alike in both facts get one naive key, so
+    the hands are grouped by those facts (7,462 groups) and each group must carry one rank number
+    only, whose class has the naive key of the group's first hand; a hand ranked apart from the others
+    of its group fails the first check, a whole group ranked wrong the second. That
+    ``naive_key`` reads nothing else is checked on every hand of a random sample below."""
+    hands = np.fromiter(chain.from_iterable(combinations(range(52), 5)), dtype=np.int8).reshape(-1, 5)
+    ranks, suits = (hands // 4).astype(np.int64), hands % 4
+    one_suit = (suits == suits[:, :1]).all(axis=1)
+    group = (ranks * 13 ** np.arange(5)).sum(axis=1) + one_suit * 13**5  # rows are sorted, so are their ranks
+    fast = np.frombuffer(all_ranks, dtype=np.uint16).astype(np.int64)
+    groups, first = np.unique(group, return_index=True)
+    assert len(groups) == RANK_COUNT
+    pairs = np.unique(group * (RANK_COUNT + 1) + fast)
+    split = groups[np.bincount(np.searchsorted(groups, pairs // (RANK_COUNT + 1))) > 1]
+    assert split.size == 0, f"hands alike in ranks and suitedness ranked apart, e.g. {hands[group == split[0]][:4]}"
     rep_key = {r: naive_key([FULL_DECK[i] for i in h]) for r, h in representatives.items()}
     bad = [
-        (r, five)
-        for r, five in zip(all_ranks, combinations(FULL_DECK, 5), strict=True)
-        if naive_key(five) != rep_key[r]
+        (int(fast[i]), [str(FULL_DECK[c]) for c in hands[i]])
+        for i in first
+        if naive_key([FULL_DECK[c] for c in hands[i]]) != rep_key[int(fast[i])]
     ]
     assert bad == []
+
+
+def test_the_naive_key_reads_only_ranks_and_suitedness() -> None:
+    """What the grouping above relies on, hand by hand: 10,000 random hands, each with the naive key
+    of the same ranks in other suits (one suit again for a flush, mixed suits otherwise)."""
+    rng = random.Random(53243)
+    for _ in range(10_000):
+        hand = rng.sample(FULL_DECK, 5)
+        flush = len({c.suit for c in hand}) == 1
+        while True:  # the same ranks, each card in a random suit, no card twice
+            if flush:
+                suit = Suit(rng.randrange(4))
+                other = [Card(c.rank, suit) for c in hand]
+            else:
+                other = [Card(c.rank, Suit(rng.randrange(4))) for c in hand]
+            if len(set(other)) == 5 and (len({c.suit for c in other}) == 1) == flush:
+                break
+        assert naive_key(other) == naive_key(hand), (hand, other)
 
 
 def test_ny_5324_38_b_pairwise_agreement_on_random_sample() -> None:

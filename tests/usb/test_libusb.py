@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from drivers.emulator import EmulatedShoe, EmulatorConfig, serve_tcp
+from tests.hil.support import INNER_PLUGINS
 from tests.usb.libusb_bus import ROOT, Bus, Plugged
 
 pytestmark = pytest.mark.timeout(300)
@@ -73,9 +74,10 @@ def test_dispense_through_libusb_moves_the_cards_it_reports(bus: Bus, plugged: t
 
 def test_the_transport_contract_through_libusb(bus: Bus) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *INNER_PLUGINS,
          str(ROOT / "tests/usb/libusb_contract.py")],
-        capture_output=True, text=True, timeout=280, check=False, env=bus.env(), cwd=ROOT,
+        capture_output=True, text=True, timeout=280, check=False, cwd=ROOT,
+        env={**bus.env(), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-2000:]

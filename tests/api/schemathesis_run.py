@@ -12,6 +12,10 @@ time out (tests/api/test_sse.py covers it). ``503`` is not counted as a server e
 declares it for "the shoe cannot do it now" (an emptied shoe, a fault), with a hint; every other 5xx
 is. Bounded: a fixed seed, at most 25 cases per operation and
 one worker (the machine is shared), about 15 s per role.
+
+Each role is a test file of its own (``test_schemathesis_<role>.py``), with a ``shoed`` of its own: the
+suite spreads test files over its workers, so the three roles run side by side, and no role's run
+starts on what another left behind.
 """
 
 from __future__ import annotations
@@ -47,8 +51,8 @@ PHASES = {
 }
 
 
-@pytest.mark.parametrize("role", list(PHASES))
-def test_schemathesis_finds_nothing(real_shoed: RealShoed, role: str, tmp_path: Path) -> None:
+def schemathesis_finds_nothing(real_shoed: RealShoed, role: str, tmp_path: Path) -> None:
+    """Run schemathesis under ``role``'s token against ``real_shoed``; fail on anything it finds."""
     if not ST.exists():
         pytest.fail(f"schemathesis is not installed in this venv ({ST}): pip install -e '.[test]'")
     config = tmp_path / "schemathesis.toml"
