@@ -32,7 +32,7 @@ from shoe.service.journal.codec import encode_record
 from shoe.service.journal.secrecy import CARD_CODE
 from shoe.service.rounds.params import journaled_table, table_config
 
-__all__ = ["INVARIANTS", "check"]
+__all__ = ["INVARIANTS", "Checker"]
 
 CARD = re.compile(r"[2-9TJQKA][cdhs]")
 FREE_TEXT = frozenset({"detail", "message", "hint", "reason", "problem"})
@@ -51,28 +51,37 @@ INVARIANTS = (
 )
 
 
-def check(table: Table) -> tuple[dict[str, bool], dict[str, str]]:
-    """Every invariant: name -> holds, and for each that fails, the first counter-example."""
-    entries = list(table.store.journal.entries())
-    by_round: dict[str, list[Entry]] = defaultdict(list)
-    for entry in entries:
-        if entry.round_id:
-            by_round[entry.round_id].append(entry)
-    why: dict[str, str] = {}
-    for name, problem in (
-        ("cards-journaled-or-alarmed", _cards(table.rounds, by_round)),
-        ("no-double-dispense", _double(table.rounds, entries)),
-        ("journal-verifies", _verifies(table)),
-        ("no-unrevealed-card-in-output", _secrecy(table, by_round)),
-        ("settlement-equals-rules-engine", _settlements(by_round)),
-        ("every-action-attributed", _attributed(table, entries)),
-        ("community-card-is-stubs-next", _community(table.rounds, by_round)),
-        ("hostile-input-changes-nothing", "; ".join(table.hostile_changed[:3]) or None),
-        ("every-round-ends", next((f"round {i + 1} did not end" for i, t in enumerate(table.rounds) if t.stuck), None)),
-    ):
-        if problem:
-            why[name] = problem
-    return {name: name not in why for name in INVARIANTS}, why
+class Checker:
+    """Checks each round as it ends (its outputs and entries are then let go: memory stays flat over 10,000
+    rounds) and the whole journal at the end; ``why`` keeps the first counter-example of each invariant."""
+
+    def __init__(self) -> None:
+        self.why: dict[str, str] = {}
+
+    def _fail(self, name: str, problem: str | None) -> None:
+        if problem and name not in self.why:
+            self.why[name] = problem
+
+    def round_ended(self, table: Table, truth: RoundTruth) -> None:
+        entries = list(table.store.journal.entries(round_id=truth.round_id)) if truth.round_id else []
+        by_round = {truth.round_id: entries} if truth.round_id else {}
+        self._fail("cards-journaled-or-alarmed", _cards([truth], by_round, len(table.rounds)))
+        self._fail("no-unrevealed-card-in-output", _secrecy(table, by_round))
+        self._fail("settlement-equals-rules-engine", _settlements(by_round))
+        self._fail("every-action-attributed", _attributed(table))
+        self._fail("community-card-is-stubs-next", _community([truth], by_round, len(table.rounds)))
+        if truth.stuck:
+            self._fail("every-round-ends", f"round {len(table.rounds)} did not end")
+        table.outputs.clear()
+        table.desk.committed.clear()
+        table.shown_upto = 0
+
+    def finish(self, table: Table) -> tuple[dict[str, bool], dict[str, str]]:
+        entries = list(table.store.journal.entries())
+        self._fail("no-double-dispense", _double(table.rounds, entries))
+        self._fail("journal-verifies", _verifies(table))
+        self._fail("hostile-input-changes-nothing", "; ".join(table.hostile_changed[:3]) or None)
+        return {name: name not in self.why for name in INVARIANTS}, dict(self.why)
 
 
 def _voided_with_alarm(entries: list[Entry]) -> bool:
@@ -80,8 +89,8 @@ def _voided_with_alarm(entries: list[Entry]) -> bool:
     return void and any(e.kind == "fault" and e.data.get("event") == "alarm" for e in entries)
 
 
-def _cards(rounds: list[RoundTruth], by_round: Mapping[str, list[Entry]]) -> str | None:
-    for n, truth in enumerate(rounds, 1):
+def _cards(rounds: list[RoundTruth], by_round: Mapping[str, list[Entry]], first: int) -> str | None:
+    for n, truth in enumerate(rounds, first):
         moved = truth.moved_after - truth.moved_before
         entries = by_round.get(truth.round_id or "", [])
         journaled = sum(1 for e in entries if e.kind == "card" and e.data.get("dispense_id") is not None)
@@ -222,19 +231,21 @@ def _settle_round(rid: str, entries: list[Entry]) -> str | None:
     return None
 
 
-def _attributed(table: Table, entries: list[Entry]) -> str | None:
-    on_file = {e.seq: e for e in entries}
-    for entry, by in table.desk.committed:
-        if by is None:
-            continue
+def _attributed(table: Table) -> str | None:
+    committed = [(entry, by) for entry, by in table.desk.committed if by is not None]
+    if not committed:
+        return None
+    first = min(entry.seq for entry, _ in committed)
+    on_file = {e.seq: e for e in table.store.journal.entries(after_seq=first - 1)}
+    for entry, by in committed:
         read = on_file.get(entry.seq)
         if read is None or read.data.get("by") != by:
             return f"entry {entry.seq} ({entry.kind}) was written for {by['id']} but does not name them"
     return None
 
 
-def _community(rounds: list[RoundTruth], by_round: Mapping[str, list[Entry]]) -> str | None:
-    for n, truth in enumerate(rounds, 1):
+def _community(rounds: list[RoundTruth], by_round: Mapping[str, list[Entry]], first: int) -> str | None:
+    for n, truth in enumerate(rounds, first):
         if truth.stub is None:
             continue
         for e in by_round.get(truth.round_id or "", []):

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import msgspec
 
 from drivers.crosscheck import Position, counters_agree, reads_agree, stored_agrees
 from drivers.emulator.config import EmulatorConfig
@@ -177,7 +179,7 @@ class SimShoe:
         """A valid frame with the first card swapped for another: what a device in the cable would send."""
         first = report.cards[0]
         other = "2c" if first.card != "2c" else "3d"
-        return replace(report, cards=(CardRead(other), *report.cards[1:]))
+        return msgspec.structs.replace(report, cards=(CardRead(other), *report.cards[1:]))
 
     def _event(self, event: m.Event) -> None:
         if event.event_no <= self._last_event:

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -31,7 +32,7 @@ from bench._sim_desk import PowerCut, SimDesk, SimStore
 from bench._sim_shoe import SimShoe
 from drivers.errors import ShoeError
 from protocols.cards import ALL_CODES
-from shoe.journal import JournalError
+from shoe.journal import Entry, JournalError
 from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi import RevealRecord, RoundState
 from shoe.rules.profiles import Irregularity
@@ -91,8 +92,12 @@ class RoundTruth:
 class Table:
     """The whole table in one thread (see the module docstring)."""
 
-    def __init__(self, seed: int, path: Path, *, bug: str | None = None) -> None:
+    def __init__(self, seed: int, path: Path, *, bug: str | None = None, dealer: str = "careful") -> None:
         self.seed = seed
+        self.dealer = dealer
+        """``careful``: after a reveal that failed once the reader had taken a card, the dealer enters the card
+        now face up on the table; ``naive``: asks the shoe again (a new SCAN reads the next card)."""
+        self._on_table: str | None = None
         self.shoe = SimShoe(seed)
         self.store = SimStore(path)
         self.desk = SimDesk(self.store, self.shoe)
@@ -100,7 +105,7 @@ class Table:
         self.bug = bug
         self.faults: Counter[str] = Counter()
         self.rounds: list[RoundTruth] = []
-        self.outputs: list[tuple[str, Any]] = []  # (round_id at the time, text shown) -> secrecy check
+        self.outputs: list[tuple[str | None, Any]] = []  # (round_id at the time, text shown) -> secrecy check
         self.hostile_changed: list[str] = []
         self.refusals: Counter[str] = Counter()
         self.restarts = 0
@@ -112,6 +117,9 @@ class Table:
         self.store.fault = self._commit_fault
         self.store.fired = self._fired
         self._leaked = False
+        self.shown_upto = 0
+        self.streamed_seq = 0
+        self.on_round_end: Callable[[Table, RoundTruth], None] = lambda table, truth: None
 
     # -- faults from the step list ------------------------------------------------------------------
 
@@ -127,8 +135,8 @@ class Table:
         kind = self._plan_faults.get((what, n))
         if kind == "phantom":
             return None
-        if kind == "lie" and what != "dispense":
-            return None
+        if kind == "lie" and what == "query":
+            return kind
         if kind == "lie":  # a forged answer to the read-back of this dispense
             self._plan_faults[("query", self._counters["query"])] = "lie"
             return None
@@ -148,6 +156,7 @@ class Table:
         for where, point, kind in plan.get("faults", []):
             self._plan_faults[(where, point + base_commit if where == "commit" else point)] = kind
         hostile = {int(k): v for k, v in plan.get("hostile", {}).items()}
+        self._on_table = None
         self._load_deck(plan["deck"])
         truth.moved_before = self.shoe.moved
         truth.dispenses_before = set(self.shoe.device._results)
@@ -165,7 +174,12 @@ class Table:
             action, params = self._next(plan, run if opened else None)
             if action == "open-round":
                 opened = True
+            if action == "reveal" and self._on_table is not None and self.dealer == "careful":
+                params = {**params, "card": self._on_table}
+            stub_before = [card.code for card in self.shoe.device._mech.stub] if action == "reveal" else []
             self._guarded(lambda a=action, p=params: self._act(a, p, truth))
+            if action == "reveal":
+                self._after_reveal(stub_before, params)
             if self.desk.run is not None and truth.round_id is None and self.desk.run.round_id:
                 truth.round_id = self.desk.run.round_id
             mech = self.shoe.device._mech
@@ -176,7 +190,18 @@ class Table:
         truth.moved_after = self.shoe.moved
         truth.dispenses_after = set(self.shoe.device._results)
         self._technician()
+        self.on_round_end(self, truth)
         return truth
+
+    def _after_reveal(self, stub_before: list[str], params: dict[str, Any]) -> None:
+        """The card a failed reveal's SCAN took from the stub lies face up on the table (the mechanism says which)."""
+        run = self.desk.run
+        done = isinstance(run, MississippiRun) and sum(isinstance(x, RevealRecord) for x in run.r.records) >= params["index"]
+        taken = len(stub_before) - len(self.shoe.device._mech.stub)
+        if done or run is None or run.closed:
+            self._on_table = None
+        elif taken > 0 and self._on_table is None:
+            self._on_table = stub_before[taken - 1]
 
     def _load_deck(self, deck_seed: int) -> None:
         """Between rounds the dealer empties the shoe, loads a shuffled deck by hand and checks it."""
@@ -320,6 +345,7 @@ class Table:
         """Power back: a new process opens the journal, rebuilds the open round, journals its start, reconciles."""
         self.restarts += 1
         self.store.reopen()
+        self._stream(self.store.journal.entries(after_seq=self.streamed_seq))  # the streams catch up (the feed's refill)
         checked, deck_no, committed = self.desk.checked, self.desk.deck_no, self.desk.committed
         self.desk = SimDesk(self.store, self.shoe)
         self.desk.bug, self.desk.deck_no, self.desk.committed = self.bug, deck_no, committed
@@ -350,18 +376,27 @@ class Table:
         run = self.desk.run
         rid = run.round_id if run is not None else None
         committed = self.desk.committed
-        start = getattr(self, "_shown_upto", 0)
-        for entry, _ in committed[start:]:
+        start = self.shown_upto
+        self._stream(entry for entry, _ in committed[start:])
+        self.shown_upto = len(committed)
+        self.outputs.append((rid, answer))  # after the entries it follows, as a stream shows them
+        if run is not None:
+            self.outputs.append((rid, run.view()))
+
+    def _stream(self, entries: Iterable[Entry]) -> None:
+        """Every display stream (one per role) gets each committed entry once, in order, secrecy-projected."""
+        run = self.desk.run
+        rid = run.round_id if run is not None else None
+        for entry in entries:
+            if entry.seq <= self.streamed_seq:
+                continue
+            self.streamed_seq = entry.seq
             for role in Role:
                 for event in project(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data, role=role):
                     self.outputs.append((rid, event))
             if self.bug == "leak-hole-card" and not self._leaked and entry.kind == "card":
                 self._leaked = True  # the planted bug: one stream shows a card entry as journaled
                 self.outputs.append((rid, {"type": "card", **entry.data}))
-        self._shown_upto = len(committed)
-        self.outputs.append((rid, answer))  # after the entries it follows, as a stream shows them
-        if run is not None:
-            self.outputs.append((rid, run.view()))
 
     def _hostile(self, count: int) -> None:
         """Hostile callers: each body refused before the round sees it, and nothing journaled or changed."""
