@@ -316,9 +316,9 @@ class Table:
     def _recover_guarded(self) -> None:
         try:
             self._recover()
-        except PowerCut:
+        except (PowerCut, JournalError):  # a journal that cannot take the pause stops the service: a restart
             self._restart()
-        except (ShoeError, JournalError, ServiceError):
+        except (ShoeError, ServiceError):
             self.refusals["recovery-failed"] += 1
 
     def _recover(self) -> None:
@@ -341,7 +341,7 @@ class Table:
             reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
         self._close()
 
-    def _restart(self) -> None:
+    def _restart(self, attempt: int = 0) -> None:
         """Power back: a new process opens the journal, rebuilds the open round, journals its start, reconciles."""
         self.restarts += 1
         self.store.reopen()
@@ -355,18 +355,21 @@ class Table:
         self.desk.known_dispense_id = facts.known_dispense_id
         run = None if facts.open_round is None else rebuild(facts.open_round, facts.round_entries, GAMES)
         self.desk.checked = checked if run is None else None
-        self.desk.append("service", {"event": "start", "pid": 1, "open_round": run and run.round_id,
-                                     "known_dispense_id": facts.known_dispense_id}, None)  # fmt: skip
         self.desk.run = run
         try:
+            self.desk.append("service", {"event": "start", "pid": 1, "open_round": run and run.round_id,
+                                         "known_dispense_id": facts.known_dispense_id}, None)  # fmt: skip
             if run is not None and not run.terminal and not run.paused:
                 run.pause(self.desk, Irregularity.PC_RESTART, "the table PC restarted mid-round")
             if run is not None and run.paused:
                 reconcile(self.desk, run, self.shoe)  # type: ignore[arg-type]
             self._close()
-        except PowerCut:
-            self._restart()
-        except (ShoeError, JournalError, ServiceError):
+        except (PowerCut, JournalError):
+            if attempt < 3:
+                self._restart(attempt + 1)
+            else:
+                self.refusals["restart-failed"] += 1
+        except (ShoeError, ServiceError):
             self.refusals["recovery-failed"] += 1
 
     # -- the other clients ----------------------------------------------------------------------
