@@ -95,7 +95,9 @@ def _cards(rounds: list[RoundTruth], by_round: Mapping[str, list[Entry]], first:
         entries = by_round.get(truth.round_id or "", [])
         journaled = sum(1 for e in entries if e.kind == "card" and e.data.get("dispense_id") is not None)
         if moved != journaled and not _voided_with_alarm(entries):
-            return f"round {n}: the mechanism moved {moved} card(s), the journal holds {journaled} and no alarm voids it"
+            return (
+                f"round {n}: the mechanism moved {moved} card(s), the journal holds {journaled} and no alarm voids it"
+            )
     return None
 
 
@@ -255,4 +257,3 @@ def _community(rounds: list[RoundTruth], by_round: Mapping[str, list[Entry]], fi
                 if index > len(truth.stub) or truth.stub[index - 1] != d.get("card"):
                     return f"round {n}: community card {index} is not the stub's card {index} (a SCAN acted on twice)"
     return None
-

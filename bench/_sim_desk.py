@@ -158,7 +158,9 @@ class SimDesk:
             raise ServiceError("deck-not-ready", "the deck is not checked: a round opens only on a checked deck")
         remaining = self.cards_remaining()
         if remaining != self.checked:
-            raise ServiceError("deck-not-ready", f"the shoe holds {remaining} cards, the deck check counted {self.checked}")
+            raise ServiceError(
+                "deck-not-ready", f"the shoe holds {remaining} cards, the deck check counted {self.checked}"
+            )
         return remaining, {"deck_no": self.deck_no, "back": "blue"}
 
     def load_on_top(self, codes: Sequence[str]) -> bool:

@@ -260,4 +260,3 @@ class SimShoe:
         """What the simulator's report shows of the shoe (no card identity)."""
         mech = self.device._mech
         return {"moved": mech.moved, "remaining": len(mech.deck), "stub_released": mech.stub_released}
-

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -196,7 +196,10 @@ class Table:
     def _after_reveal(self, stub_before: list[str], params: dict[str, Any]) -> None:
         """The card a failed reveal's SCAN took from the stub lies face up on the table (the mechanism says which)."""
         run = self.desk.run
-        done = isinstance(run, MississippiRun) and sum(isinstance(x, RevealRecord) for x in run.r.records) >= params["index"]
+        done = (
+            isinstance(run, MississippiRun)
+            and sum(isinstance(x, RevealRecord) for x in run.r.records) >= params["index"]
+        )
         taken = len(stub_before) - len(self.shoe.device._mech.stub)
         if done or run is None or run.closed:
             self._on_table = None
@@ -337,7 +340,9 @@ class Table:
         desk.run = run
         if run is not None and not run.closed and not run.terminal:
             if not run.paused:
-                run.pause(desk, Irregularity.PC_RESTART, "an action failed part-way: the round was rebuilt from the journal")
+                run.pause(
+                    desk, Irregularity.PC_RESTART, "an action failed part-way: the round was rebuilt from the journal"
+                )
             reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
         self._close()
 
@@ -345,7 +350,9 @@ class Table:
         """Power back: a new process opens the journal, rebuilds the open round, journals its start, reconciles."""
         self.restarts += 1
         self.store.reopen()
-        self._stream(self.store.journal.entries(after_seq=self.streamed_seq))  # the streams catch up (the feed's refill)
+        self._stream(
+            self.store.journal.entries(after_seq=self.streamed_seq)
+        )  # the streams catch up (the feed's refill)
         checked, deck_no, committed = self.desk.checked, self.desk.deck_no, self.desk.committed
         self.desk = SimDesk(self.store, self.shoe)
         self.desk.bug, self.desk.deck_no, self.desk.committed = self.bug, deck_no, committed
@@ -434,4 +441,3 @@ class Table:
             return
         result = self.store.journal.verify()
         self.outputs.append((None, {"action": "verify-journal", "ok": result.ok, "checked": result.checked}))
-

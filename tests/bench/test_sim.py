@@ -17,7 +17,7 @@ SIM = ROOT / "bench" / "sim"
 def run_sim(tmp_path: Path, *args: str) -> tuple[int, dict]:
     proc = subprocess.run(
         [sys.executable, str(SIM), "--json", "--scratch", str(tmp_path), *args],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
+        check=False, capture_output=True, text=True, timeout=600, cwd=ROOT,
     )  # fmt: skip
     assert proc.stdout, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
