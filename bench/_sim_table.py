@@ -41,6 +41,7 @@ from shoe.service.api import strict_json
 from shoe.service.api.registry import BY_NAME, Scope
 from shoe.service.errors import Role, ServiceError
 from shoe.service.journal.secrecy import project
+from shoe.service.journal.visibility import PAYLOADS, RECORDS
 from shoe.service.rounds.mississippi import MississippiRun
 from shoe.service.rounds.recovery import reconcile, scan_journal
 from shoe.service.rounds.run import RoundRun, rebuild
@@ -50,7 +51,11 @@ __all__ = ["HOSTILE_BODIES", "RoundTruth", "Table"]
 GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun}
 TABLE = "SIM-1"
 DEALER = {"id": "dealer-1", "name": "Sim Dealer"}
+PEOPLE = {Role.DEALER: DEALER, Role.TECHNICIAN: {"id": "tech-1", "name": "Sim Technician"}}
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+STREAM_ROLES = tuple(Role) if any(v.roles for v in (*PAYLOADS.values(), *RECORDS.values())) else (Role.OBSERVER,)
+"""One display stream per role whose projection can differ: while no declaration overrides a role
+(``visibility.Visibility.roles``), every role sees the same, and one stream stands for all."""
 VERIFY_EVERY = 100  # rounds between two of the technician's journal verifications (each reads it all)
 MAX_STEPS = 80  # dealer actions in one round before it is counted stuck
 
@@ -171,6 +176,8 @@ class Table:
                 break
             if truth.steps in hostile:
                 self._hostile(hostile[truth.steps])
+                if opened and self.desk.live_id() is not None:
+                    self._technician_mid_round()
             action, params = self._next(plan, run if opened else None)
             if action == "open-round":
                 opened = True
@@ -246,31 +253,37 @@ class Table:
             return "settle", {}
         return "void", {"cause": "other"}
 
-    def _act(self, action: str, params: dict[str, Any], truth: RoundTruth) -> None:
-        """One dealer command through the registry: role, typed request, the round's action, group commit."""
+    def _act(self, action: str, params: dict[str, Any], truth: RoundTruth | None, role: Role = Role.DEALER) -> None:
+        """One command through the registry: role, typed request, the action, group commit, the answer shown."""
         entry = BY_NAME[action]
-        if entry.role is not Role.DEALER:
-            raise ServiceError("forbidden", f"{action} is for the {entry.role.value} role")
+        if entry.role is not role:
+            raise ServiceError("forbidden", f"{action} is for the {entry.role.value} role, not {role.value}")
         request = rq.convert(params, entry.request)
         desk = self.desk
-        desk.by = DEALER
+        desk.by = PEOPLE[role]
         desk.batching += 1
         try:
             answer = self._dispatch(entry.scope, action, request)
             self._close()
-        except BaseException:
-            desk.batching -= 1
-            if not isinstance(desk.batching, int) or desk.batching == 0:
-                pass
-            raise
         finally:
             desk.by = None
-        desk.batching -= 1
+            desk.batching -= 1
         desk.flush()
         self._show(answer)
 
     def _dispatch(self, scope: Scope, action: str, request: msgspec.Struct) -> dict[str, Any]:
         desk = self.desk
+        if scope is Scope.MAINTENANCE:
+            run = desk.run
+            if run is not None and not run.closed:
+                raise ServiceError("round-live", f"{action} is refused while round {run.round_id} is live")
+            if action != "verify-journal":
+                raise ServiceError("not-simulated", f"{action} is not simulated")
+            result = self.store.journal.verify()
+            data = {"action": "verify-journal", "ok": result.ok, "checked": result.checked,
+                    "first_bad_seq": result.first_bad_seq, "problem": result.problem}  # fmt: skip
+            desk.append("technician", data, None)
+            return data
         if scope is Scope.OPEN:
             assert isinstance(request, rq.OpenMississippi)
             self._round_no += 0
@@ -401,7 +414,7 @@ class Table:
             if entry.seq <= self.streamed_seq:
                 continue
             self.streamed_seq = entry.seq
-            for role in Role:
+            for role in STREAM_ROLES:
                 for event in project(entry.seq, entry.ts, entry.kind, entry.round_id, entry.data, role=role):
                     self.outputs.append((rid, event))
             if self.bug == "leak-hole-card" and not self._leaked and entry.kind == "card":
@@ -433,11 +446,13 @@ class Table:
         return "" if run is None else json.dumps(run.view(), sort_keys=True, default=str)
 
     def _technician(self) -> None:
-        """Between rounds: a maintenance action while a round is live is refused; the journal verifies."""
-        if self.desk.live_id() is not None:
-            self.refusals["round-live"] += 1
-            return
-        if self._round_no % VERIFY_EVERY:
-            return
-        result = self.store.journal.verify()
-        self.outputs.append((None, {"action": "verify-journal", "ok": result.ok, "checked": result.checked}))
+        """Between rounds, every ``VERIFY_EVERY`` rounds, the technician verifies the journal (a ``technician``
+        entry names them); a technician's action during a round is refused (``_technician_mid_round``)."""
+        if self._round_no % VERIFY_EVERY == 0:
+            self._guarded(lambda: self._act("verify-journal", {}, None, Role.TECHNICIAN))
+
+    def _technician_mid_round(self) -> None:
+        before = self.store.journal.head_seq()
+        self._guarded(lambda: self._act("verify-journal", {}, None, Role.TECHNICIAN))
+        if self.store.journal.head_seq() != before:
+            self.hostile_changed.append("a technician's action was journaled while a round was live")
