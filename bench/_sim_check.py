@@ -25,10 +25,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from bench._sim_table import RoundTruth, Table
+from shoe.cards import Card
 from shoe.journal import Entry
 from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi import new_round
-from shoe.service.journal.codec import encode_record
+from shoe.rules.stud import PotAwarded, StudHand, StudTableConfig
+from shoe.service.journal.codec import decode_record, encode_record
 from shoe.service.journal.secrecy import CARD_CODE
 from shoe.service.rounds.params import journaled_table, table_config
 
@@ -179,6 +181,10 @@ def _learn(shown: set[str], output: object) -> None:
         for key in ("cards", "community"):
             for code in output.get(key) or []:
                 shown.add(str(code))
+        for codes in (output.get("showdown") or {}).values():  # stud: the live hands at the showdown
+            shown.update(str(code) for code in codes)
+    if kind == "stack-dealt" and output.get("face") == "up" and output.get("card"):  # a stud up card, as dealt
+        shown.add(str(output["card"]))
 
 
 def _settlements(by_round: Mapping[str, list[Entry]]) -> str | None:
@@ -189,6 +195,29 @@ def _settlements(by_round: Mapping[str, list[Entry]]) -> str | None:
     return None
 
 
+def _settle_stud(rid: str, opened: Entry, entries: list[Entry], journaled: list[Entry]) -> str | None:
+    """A fresh stud hand fed the journal's cards and betting actions; its awards against the journal's."""
+    data = opened.data
+    hand = StudHand(StudTableConfig.from_mapping(dict(data["table"])), list(data["seats"]),
+                    stub_size=int(data["stub_size"]))  # fmt: skip
+    try:
+        for e in entries:
+            d = e.data
+            if e.kind == "card" and d.get("dispense_id") is not None and "record" in d:
+                target = d["seat"] if d.get("target") == "seat" else d.get("target")
+                hand.deal(Card.parse(str(d["card"])), target)
+            elif e.kind == "decision" and d.get("action") == "stud-action":
+                action = decode_record(d["record"])
+                hand.act(action.seat, action.kind, action.amount)
+    except (RuleViolation, KeyError, ValueError) as exc:
+        return f"round {rid}: the journal's cards and actions do not replay through the rules engine ({exc})"
+    mine = [(a.seat, a.amount, a.odd_chips) for a in hand.records if isinstance(a, PotAwarded)]
+    theirs = [(a["seat"], a["amount"], a["odd_chips"]) for a in journaled[-1].data.get("awards", [])]
+    if mine != theirs:
+        return f"round {rid}: the pot was awarded otherwise than the rules engine awards it"
+    return None
+
+
 def _settle_round(rid: str, entries: list[Entry]) -> str | None:
     """Drive a fresh rules round from the journal's facts and compare each settlement with the journal's."""
     opened = next((e for e in entries if e.kind == "round-opened"), None)
@@ -196,6 +225,8 @@ def _settle_round(rid: str, entries: list[Entry]) -> str | None:
     if opened is None or not journaled:
         return None
     data = opened.data
+    if data.get("game") == "seven-card-stud":
+        return _settle_stud(rid, opened, entries, journaled)
     r = new_round(str(data["jurisdiction"]), table_config(journaled_table(data.get("table"))))
     for seat, wager in sorted(data["seats"].items(), key=lambda kv: int(kv[0])):
         r.place_wagers(int(seat), wager["ante"], wager.get("side") or {})

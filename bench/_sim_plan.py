@@ -1,10 +1,12 @@
 """The simulator's step list: every seeded choice of a run, made up front, and its shrinking.
 
-A step list is a list of rounds; each round holds the seed of the deck the dealer loads, the seats and
-their antes, each seat's decision per street, the faults planted in it (``[where, n, kind]``: the
-``n``-th request of type ``where`` to the shoe, or the ``n``-th journal commit of the round) and the
-hostile callers (dealer step -> how many bodies). ``random.Random`` streams per component derive from
-the seed (decks, seats, decisions, faults), so one seed is one step list and one journal.
+A step list is a list of rounds; each round holds its game (Mississippi stud unless ``"game"`` says
+seven-card stud), the seed of the deck the dealer loads, the seats and their antes, each seat's decision
+per street (Mississippi: ``multiples``; stud: ``choices``, each picking one of the legal actions in
+turn), the faults planted in it (``[where, n, kind]``: the ``n``-th request of type ``where`` to the
+shoe, or the ``n``-th journal commit of the round) and the hostile callers (dealer step -> how many
+bodies). ``random.Random`` streams per component derive from the seed (decks, seats, decisions,
+faults), so one seed is one step list and one journal.
 
 :func:`shrink` is delta debugging over that list: drop halves, quarters, ... of the rounds, then each
 fault and each hostile burst, then seats, keeping every change after which the same invariant still
@@ -40,7 +42,9 @@ ALL_FAULTS = tuple(k for k in WHERE if k not in ("scan-give-up", "scan-reboot"))
 """``--faults all``: every fault the table must survive with every invariant."""
 REPRODUCTIONS = ("scan-give-up", "scan-reboot")
 """Faults that reproduce the community card that was not the stub's next (a SCAN acted on twice): by name only."""
-_SPAN = {"dispense": 6, "query": 6, "scan": 3, "release": 1, "status": 4, "commit": 24, "step": 16}
+STUD_SHARE = 0.25
+"""The share of rounds that are seven-card stud hands (the rest Mississippi stud)."""
+_SPAN = {"dispense": 10, "query": 6, "scan": 3, "release": 1, "status": 4, "commit": 24, "step": 16}
 
 
 def make_plan(seed: int, rounds: int, faults: tuple[str, ...]) -> Plan:
@@ -48,11 +52,18 @@ def make_plan(seed: int, rounds: int, faults: tuple[str, ...]) -> Plan:
     deck_rng, fault_rng = random.Random(f"{seed}/decks"), random.Random(f"{seed}/faults")
     plan: Plan = []
     for _ in range(rounds):
-        seats = sorted(seats_rng.sample(range(1, 7), seats_rng.randint(1, 4)))
-        antes = [[s, seats_rng.choice((500, 1000, 2500))] for s in seats]
-        multiples = {str(s): [play_rng.choice((0, 1, 1, 2, 3)) for _ in range(3)] for s in seats}
-        step: dict[str, Any] = {"deck": deck_rng.getrandbits(32), "seats": antes, "multiples": multiples,
-                                "faults": [], "hostile": {}}  # fmt: skip
+        if seats_rng.random() < STUD_SHARE:  # 2-6 players: 6 x 7 cards and the burns fit one deck (no reshuffle)
+            seats = sorted(seats_rng.sample(range(1, 9), seats_rng.randint(2, 6)))
+            step: dict[str, Any] = {"game": "seven-card-stud", "deck": deck_rng.getrandbits(32),
+                                    "seats": [[s, 0] for s in seats],
+                                    "choices": [play_rng.randrange(1000) for _ in range(60)],
+                                    "faults": [], "hostile": {}}  # fmt: skip
+        else:
+            seats = sorted(seats_rng.sample(range(1, 7), seats_rng.randint(1, 4)))
+            antes = [[s, seats_rng.choice((500, 1000, 2500))] for s in seats]
+            multiples = {str(s): [play_rng.choice((0, 1, 1, 2, 3)) for _ in range(3)] for s in seats}
+            step = {"deck": deck_rng.getrandbits(32), "seats": antes, "multiples": multiples,
+                    "faults": [], "hostile": {}}  # fmt: skip
         for _ in range(fault_rng.choice((0, 1, 1, 2)) if faults else 0):
             kind = fault_rng.choice(faults)
             where = fault_rng.choice(WHERE[kind])
@@ -98,10 +109,11 @@ def shrink(plan: Plan, fails: Callable[[Plan], bool], budget: int = 300) -> Plan
                     current, items = candidate, rest
                 else:
                     j += 1
-        while len(current[r]["seats"]) > 1 and runs < budget:
+        least = 2 if current[r].get("game") == "seven-card-stud" else 1
+        while len(current[r]["seats"]) > least and runs < budget:
             candidate = copy.deepcopy(current)
             dropped = candidate[r]["seats"].pop()
-            candidate[r]["multiples"].pop(str(dropped[0]), None)
+            candidate[r].get("multiples", {}).pop(str(dropped[0]), None)
             if not still(candidate):
                 break
             current = candidate

@@ -36,6 +36,7 @@ from shoe.journal import Entry, JournalError
 from shoe.rules.errors import RuleViolation
 from shoe.rules.mississippi import RevealRecord, RoundState
 from shoe.rules.profiles import Irregularity
+from shoe.rules.stud.dealing import Target
 from shoe.service.api import requests as rq
 from shoe.service.api import strict_json
 from shoe.service.api.registry import BY_NAME, Scope
@@ -45,10 +46,12 @@ from shoe.service.journal.visibility import PAYLOADS, RECORDS
 from shoe.service.rounds.mississippi import MississippiRun
 from shoe.service.rounds.recovery import reconcile, scan_journal
 from shoe.service.rounds.run import RoundRun, rebuild
+from shoe.service.rounds.stud import StudRun
 
 __all__ = ["HOSTILE_BODIES", "RoundTruth", "Table"]
 
-GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun}
+GAMES: dict[str, type[RoundRun]] = {MississippiRun.game: MississippiRun, StudRun.game: StudRun}
+STUD_TABLE = {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}
 TABLE = "SIM-1"
 DEALER = {"id": "dealer-1", "name": "Sim Dealer"}
 PEOPLE = {Role.DEALER: DEALER, Role.TECHNICIAN: {"id": "tech-1", "name": "Sim Technician"}}
@@ -57,7 +60,7 @@ STREAM_ROLES = tuple(Role) if any(v.roles for v in (*PAYLOADS.values(), *RECORDS
 """One display stream per role whose projection can differ: while no declaration overrides a role
 (``visibility.Visibility.roles``), every role sees the same, and one stream stands for all."""
 VERIFY_EVERY = 100  # rounds between two of the technician's journal verifications (each reads it all)
-MAX_STEPS = 80  # dealer actions in one round before it is counted stuck
+MAX_STEPS = 200  # dealer actions in one round before it is counted stuck
 
 HOSTILE_BODIES: tuple[bytes, ...] = (
     b"{",
@@ -162,6 +165,7 @@ class Table:
             self._plan_faults[(where, point + base_commit if where == "commit" else point)] = kind
         hostile = {int(k): v for k, v in plan.get("hostile", {}).items()}
         self._on_table = None
+        self._stud_turn = 0
         self._load_deck(plan["deck"])
         truth.moved_before = self.shoe.moved
         truth.dispenses_before = set(self.shoe.device._results)
@@ -230,10 +234,17 @@ class Table:
 
     def _next(self, plan: dict[str, Any], run: RoundRun | None) -> tuple[str, dict[str, Any]]:
         """What the dealer does next, from what the round shows."""
+        stud = plan.get("game") == StudRun.game
         if run is None or run.closed:
             self._round_no += 1
+            if stud:
+                seats_only = [s for s, _ in plan["seats"]]
+                return "open-round", {"game": StudRun.game, "jurisdiction": "NJ", "seats": seats_only,
+                                      "table": STUD_TABLE}  # fmt: skip
             seats = [{"seat": s, "ante": a} for s, a in plan["seats"]]
             return "open-round", {"game": MississippiRun.game, "jurisdiction": "NY", "seats": seats}
+        if isinstance(run, StudRun):
+            return self._next_stud(plan, run)
         assert isinstance(run, MississippiRun)
         r, state = run.r, run.r.state
         if state is RoundState.PAUSED:
@@ -251,6 +262,23 @@ class Table:
             return "reveal", {"index": sum(isinstance(x, RevealRecord) for x in r.records) + 1}
         if state is RoundState.SETTLEMENT:
             return "settle", {}
+        return "void", {"cause": "other"}
+
+    def _next_stud(self, plan: dict[str, Any], run: StudRun) -> tuple[str, dict[str, Any]]:
+        """A stud hand: deal what is due, else the player to act picks one of the legal actions (the plan's choice)."""
+        hand = run.hand
+        if run.paused:
+            return "void", {"cause": "other"}
+        step = hand.next_card
+        if step is not None and step.target is not Target.RESHUFFLE:
+            return "deal", {}
+        if hand.to_act is not None:
+            legal = hand.legal_actions()
+            choices = plan["choices"]
+            pick = legal[choices[self._stud_turn % len(choices)] % len(legal)]
+            self._stud_turn += 1
+            amount = pick.amount if pick.kind.value in ("bring-in", "complete", "bet", "raise") else None
+            return "stud-action", {"seat": pick.seat, "action": pick.kind.value, "amount": amount}
         return "void", {"cause": "other"}
 
     def _act(self, action: str, params: dict[str, Any], truth: RoundTruth | None, role: Role = Role.DEALER) -> None:
@@ -285,10 +313,9 @@ class Table:
             desk.append("technician", data, None)
             return data
         if scope is Scope.OPEN:
-            assert isinstance(request, rq.OpenMississippi)
-            self._round_no += 0
             round_id = self._round_id()
-            run, opened = MississippiRun.open(round_id, request, desk)
+            game = GAMES[rq.game_of(request)]
+            run, opened = game.open(round_id, request, desk)
             desk.append("round-opened", opened, round_id)
             desk.run = run
             desk.checked = None  # this deck is the round's now
@@ -431,8 +458,9 @@ class Table:
             self.faults["hostile"] += 1
             try:
                 rq.decode(raw, BY_NAME[action].request)
-            except (strict_json.JsonError, rq.RequestError, msgspec.DecodeError, ValueError) as exc:
-                self.outputs.append((None, {"error": "bad-request", "message": str(exc)}))
+            except (strict_json.JsonError, rq.RequestError, msgspec.DecodeError, ValueError):
+                # Not an output the secrecy check reads: the decoding is pure (no round state reaches it), and
+                # its messages quote the caller's body and a fixed example card code ("7h").
                 continue
             if action == "settle":  # an empty-body action: the body decoded; the caller's role is refused
                 self.outputs.append((None, {"error": "forbidden", "role": Role.OBSERVER.value}))
