@@ -24,6 +24,7 @@ from shoe.journal import Entry, Journal, JournalError, Pending, prepare
 from shoe.rules.profiles import Irregularity
 from shoe.service.errors import ServiceError
 from shoe.service.journal.entries import check_entry, known_dispense_id
+from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.run import RoundRun
 
 __all__ = ["JOURNAL_FAULTS", "PowerCut", "SimDesk", "SimStore"]
@@ -136,15 +137,16 @@ class SimDesk:
             self.raise_alarm(exc.cause, exc.detail, dispense_id=exc.dispense_id)
             run = self.run
             if run is not None and not run.closed and not run.terminal:
-                run.void(self, Irregularity.SHOE_DISCREPANCY, f"the shoe contradicted itself: {exc.detail}")
+                drive(run.void(Irregularity.SHOE_DISCREPANCY, f"the shoe contradicted itself: {exc.detail}"), self)
             raise ServiceError("shoe-discrepancy", f"the round is void: {exc}", hint=exc.hint) from exc
 
     def release_stub(self) -> int:
         self.flush()
         return self.shoe.release_stub()
 
-    def drain(self) -> None:
+    def drain(self) -> DrainResult:
         """Nothing arrives between two calls in one thread: the link's losses surface as the call's exception."""
+        return DrainResult()
 
     def shoe_serial(self) -> str | None:
         return SERIAL

@@ -43,6 +43,7 @@ from shoe.service.api.registry import BY_NAME, Scope
 from shoe.service.errors import Role, ServiceError
 from shoe.service.journal.secrecy import project
 from shoe.service.journal.visibility import PAYLOADS, RECORDS
+from shoe.service.rounds.intents import drive
 from shoe.service.rounds.mississippi import MississippiRun
 from shoe.service.rounds.recovery import reconcile, scan_journal
 from shoe.service.rounds.run import RoundRun, rebuild
@@ -315,7 +316,7 @@ class Table:
         if scope is Scope.OPEN:
             round_id = self._round_id()
             game = GAMES[rq.game_of(request)]
-            run, opened = game.open(round_id, request, desk)
+            run, opened = drive(game.open(round_id, request), desk)
             desk.append("round-opened", opened, round_id)
             desk.run = run
             desk.checked = None  # this deck is the round's now
@@ -323,7 +324,9 @@ class Table:
         run = desk.run
         if run is None or run.closed:
             raise ServiceError("no-round", "no round is live")
-        return run.act(desk, action, request)
+        # The shuffle's entropy, drawn at the edge as shoed draws it, here from the seed.
+        entropy = random.Random(self.seed * 1_000_033 + self._round_no).randbytes(16)
+        return drive(run.act(action, request, entropy), desk)
 
     def _round_id(self) -> str:
         when = EPOCH + timedelta(minutes=self._round_no)
@@ -380,8 +383,11 @@ class Table:
         desk.run = run
         if run is not None and not run.closed and not run.terminal:
             if not run.paused:
-                run.pause(
-                    desk, Irregularity.PC_RESTART, "an action failed part-way: the round was rebuilt from the journal"
+                drive(
+                    run.pause(
+                        Irregularity.PC_RESTART, "an action failed part-way: the round was rebuilt from the journal"
+                    ),
+                    desk,
                 )
             reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
         self._close()
@@ -407,7 +413,7 @@ class Table:
             self.desk.append("service", {"event": "start", "pid": 1, "open_round": run and run.round_id,
                                          "known_dispense_id": facts.known_dispense_id}, None)  # fmt: skip
             if run is not None and not run.terminal and not run.paused:
-                run.pause(self.desk, Irregularity.PC_RESTART, "the table PC restarted mid-round")
+                drive(run.pause(Irregularity.PC_RESTART, "the table PC restarted mid-round"), self.desk)
             if run is not None and run.paused:
                 reconcile(self.desk, run, self.shoe)  # type: ignore[arg-type]
             self._close()
