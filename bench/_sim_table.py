@@ -166,6 +166,7 @@ class Table:
             self._plan_faults[(where, point + base_commit if where == "commit" else point)] = kind
         hostile = {int(k): v for k, v in plan.get("hostile", {}).items()}
         self._on_table = None
+        refused_in_doubt = self.refusals["scan-in-doubt"]
         self._stud_turn = 0
         self._load_deck(plan["deck"])
         truth.moved_before = self.shoe.moved
@@ -186,7 +187,8 @@ class Table:
             action, params = self._next(plan, run if opened else None)
             if action == "open-round":
                 opened = True
-            if action == "reveal" and self._on_table is not None and self.dealer == "careful":
+            told = self.refusals["scan-in-doubt"] > refused_in_doubt  # the service said: enter the card
+            if action == "reveal" and self._on_table is not None and (self.dealer == "careful" or told):
                 params = {**params, "card": self._on_table}
             stub_before = [card.code for card in self.shoe.device._mech.stub] if action == "reveal" else []
             self._guarded(lambda a=action, p=params: self._act(a, p, truth))

@@ -56,15 +56,19 @@ def test_same_seed_same_journal_other_seed_another(tmp_path: Path) -> None:
     assert other["journal_sha256"] != first["journal_sha256"]
 
 
-def test_the_scan_acted_on_twice_is_reproduced_by_a_step_list(tmp_path: Path) -> None:
+def test_the_scan_acted_on_twice_is_found_by_a_step_list_and_refused(tmp_path: Path) -> None:
     """A reveal whose SCAN took a card and whose card entry could not be committed (a full disk), asked again
-    of the shoe: the next card is journaled as the community card (the soak's unexplained misread)."""
+    of the shoe: the soak's unexplained misread. The step list reproduced it on the service before
+    ``scan-for-community`` (the naive dealer's second SCAN read the next card, journaled as the community
+    card: the invariant false); now the rebuilt round refuses to ask the shoe again, and the dealer, told
+    so, enters the card the reader left on the table."""
     steps = [{"deck": 2368324666, "seats": [[2, 1000]], "multiples": {"2": [2, 2, 1]},
               "faults": [["commit", 10, "disk-full"]], "hostile": {}}]  # fmt: skip
     path = tmp_path / "steps.json"
     path.write_text(json.dumps(steps))
     code, report = run_sim(tmp_path, "--steps", str(path), "--dealer", "naive", "--no-shrink")
-    assert code == 1
-    assert report["invariants"]["community-card-is-stubs-next"] is False
+    assert code == 0, report["failing"]
+    assert report["invariants"]["community-card-is-stubs-next"] is True
+    assert report["refusals"].get("scan-in-doubt", 0) >= 1  # the second SCAN was refused, not sent
     code, report = run_sim(tmp_path, "--steps", str(path), "--no-shrink")  # the careful dealer enters the card
     assert code == 0, report["failing"]

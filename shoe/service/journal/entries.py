@@ -80,7 +80,8 @@ class EntryKind(StrEnum):
 _TAGGED: Mapping[EntryKind, tuple[str, tuple[type[Payload], ...]]] = {
     EntryKind.SERVICE: ("event", (p.ServiceStart, p.ServiceStop, ip.ProgramCheckEntry)),
     EntryKind.ROUND_OPENED: ("game", (p.MississippiOpened, p.StudOpened)),
-    EntryKind.DECISION: ("action", (p.NoMoreBets, p.LockProgressive, p.ChipCount, p.StackForSeat, p.StackDealt,
+    EntryKind.DECISION: ("action", (p.NoMoreBets, p.LockProgressive, p.ChipCount, p.StackForSeat,
+                                    p.ScanForCommunity, p.StackDealt,
                                     p.ReleaseStub, p.CommunityDealt, p.ProgressiveInputs, p.Decide, p.Forfeit,
                                     p.StudAction, p.ReshuffleBurns)),
     EntryKind.IRREGULARITY: ("action", (p.Paused, p.Resumed, p.Void, p.UnjournaledDispense)),

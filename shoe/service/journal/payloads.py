@@ -28,6 +28,7 @@ class DecisionAction(StrEnum):
     LOCK_PROGRESSIVE = "lock-progressive"
     CHIP_COUNT = "chip-count"
     STACK_FOR_SEAT = "stack-for-seat"  # announced before the shoe is asked for it
+    SCAN_FOR_COMMUNITY = "scan-for-community"  # announced before the shoe's reader is asked for the card
     STACK_DEALT = "stack-dealt"
     RELEASE_STUB = "release-stub"
     COMMUNITY_DEALT = "community-dealt"
@@ -223,6 +224,13 @@ class StackForSeat(_Decision, tag=DecisionAction.STACK_FOR_SEAT.value):
     size: int
     street: str | None = None  # seven-card stud
     face: Face | None = None  # seven-card stud: which way up the card will go
+
+
+class ScanForCommunity(_Decision, tag=DecisionAction.SCAN_FOR_COMMUNITY.value):
+    """A community card is about to be read by the shoe (SCAN): after a restart with no card entry for it,
+    the reader may have taken the card already, and only the dealer can say which it is."""
+
+    community_index: int
 
 
 class StackDealt(_Decision, tag=DecisionAction.STACK_DEALT.value):

@@ -298,6 +298,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             number=ALWAYS,
             size=ALWAYS,
             target=ALWAYS,
+            community_index=ALWAYS,  # which community card the reader is about to read, never the card
             dispense_id=ALWAYS,
             known_dispense_id=ALWAYS,
             source=ALWAYS,

@@ -30,7 +30,7 @@ from shoe.rules.mississippi.records import SeatSettlement
 from shoe.rules.mississippi.states import TERMINAL
 from shoe.rules.profiles import Irregularity, MississippiProfile, get_profile
 from shoe.service.api import requests as rq
-from shoe.service.errors import ServiceError
+from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.journal.codec import encode_record
 from shoe.service.journal.secrecy import mississippi_view, public_record
 from shoe.service.rounds.intents import Step, append, deck_for_round, release_stub, scan, shoe_serial
@@ -269,6 +269,17 @@ class MississippiRun(RoundRun):
             raise bad_request(f"$.index: {index} is past the {self.r.profile.community_cards} community cards")
         self.r.verify_reveal(index - 1)
         if code is None:
+            if self.scan_in_doubt == index:
+                raise ServiceError(
+                    "scan-in-doubt",
+                    f"community card {index} may have been read before the service stopped: the shoe is not "
+                    "asked again (it would read the next card)",
+                    kind=ErrorKind.CONFLICT,
+                    hint="enter the card the reader passed to the table: reveal with its code",
+                )
+            if self.scan_announced != index:  # journal before the shoe acts: a SCAN takes a card from the stub
+                yield from append("decision", {"action": "scan-for-community", "community_index": index}, self.round_id)
+                self.scan_announced = index
             read, source = (yield from scan()), "shoe"
             if read.card is None:
                 raise ServiceError(
@@ -285,6 +296,7 @@ class MississippiRun(RoundRun):
         entry = card_entry("community", None, self.cards_dealt, dispense_id=None, position=None, read=read, face="up")
         data = {**entry, "community_index": index}
         yield from append("card", {**data, "source": source}, self.round_id)
+        self.scan_announced = self.scan_in_doubt = None
         record = self.r.reveal(index - 1, read.card)
         if isinstance(record, MisdealRecord):
             encoded = encode_record(record)

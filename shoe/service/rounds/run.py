@@ -116,6 +116,11 @@ class RoundRun(ABC):
         self.closed = False
         self.cards_dealt = 0  # running card index within the round (dealing order)
         self.announced: dict[str, Any] | None = None  # a stack announced and not yet recorded
+        self.scan_announced: int | None = None  # the community card whose SCAN is journaled as about to happen
+        self.scan_in_doubt: int | None = None
+        """A community card whose SCAN was journaled and whose card was not, found by a rebuild from the journal:
+        the reader may have taken it from the stub already, so the shoe is not asked again (a second SCAN
+        would read the next card); the dealer enters the card on the table."""
         # every card entry of this round that came from a dispense: (dispense_id, position) -> its data
         self.shoe_cards: dict[tuple[int, int], Mapping[str, Any]] = {}
         self._counter_base: int | None = None  # the shoe's card counter less this round's cards (_check_moved)
@@ -278,6 +283,10 @@ class RoundRun(ABC):
         if kind == "card":
             self.cards_dealt = max(self.cards_dealt, int(data.get("index") or 0))
             self._remember(data)
+        if kind == "decision" and data.get("action") == "scan-for-community":
+            self.scan_announced = self.scan_in_doubt = int(data["community_index"])
+        elif kind == "card" and data.get("community_index") is not None:
+            self.scan_announced = self.scan_in_doubt = None
         if kind == "decision" and data.get("action") == "stack-for-seat":
             self.announced = dict(data)
         elif "dispense_id" in data and "record" in data:
