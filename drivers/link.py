@@ -41,6 +41,9 @@ IDLE_READ_S = 5.0
 """The reader's wait on a transport whose ``close`` wakes it (``wakes_on_close``); else ``read_poll``."""
 
 MAX_LOSSES_PER_REQUEST = 5
+_ACTS_AGAIN_AFTER_REBOOT = frozenset({MsgType.SCAN, MsgType.RELEASE_STUB})
+"""Requests a rebooted shoe would act on again if re-sent (a DISPENSE is not: its id is kept in
+non-volatile memory, SPEC §6); seen by the boot id of the new session's HELLO_REPLY."""
 """A request that sees the link drop this many times in a row gives up with ShoeIOError."""
 
 
@@ -86,6 +89,7 @@ class Link:
         self._key = None if key is None else auth.check_key(key)
         self._session: auth.Session | None = None
         self._hello_reply: tuple[int, bytes] | None = None  # (seq, payload) of the reply that started the session
+        self._session_boot: int | None = None  # the boot id the shoe named in the session's HELLO_REPLY
         self._leftover: list[Frame | BadFrame] = []  # frames read with the HELLO_REPLY, dispatched next
         self._restart_session = False
         self.timeouts = timeouts
@@ -197,6 +201,7 @@ class Link:
     def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
         attempt = losses = 0
         generation = self._generation
+        boot = self._session_boot
         working_until = time.monotonic() + plan.work
         first = True
         while True:
@@ -234,6 +239,12 @@ class Link:
                 raise lost
             losses += 1
             generation = self._generation
+            if message.TYPE in _ACTS_AGAIN_AFTER_REBOOT and boot is not None and self._session_boot != boot:
+                # The stored answer does not survive a reboot (SPEC §4): the same frame would be a new request,
+                # and a new SCAN reads the next card. Whether the first one acted is unknown: say so.
+                raise ShoeIOError(
+                    f"{self.url}: the shoe rebooted with {message.TYPE.name} in flight: whether it acted is unknown"
+                ) from lost
             pending.rearm()
             log.info("re-sending request after reconnect", request=message.TYPE.name, seq=pending.seq)
 
@@ -419,6 +430,7 @@ class Link:
             ) from exc
         self._session = session
         self._hello_reply = (frame.seq, frame.payload)
+        self._session_boot = reply.boot_id
         return True
 
     def _run(self) -> None:

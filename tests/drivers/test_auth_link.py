@@ -7,6 +7,7 @@ believed on a v1.0 link and refused on a v1.1 one; a missing or wrong key is an 
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,7 +19,7 @@ from drivers.client import ShoeClient
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from drivers.emulator.mitm import ManInTheMiddle, MitmState, Rule, consistent_liar
-from drivers.errors import ShoeAuthError, ShoeDiscrepancy
+from drivers.errors import ShoeAuthError, ShoeDiscrepancy, ShoeIOError
 from drivers.notices import Discrepancy, FrameRefused
 from drivers.transport import Transport
 from protocols import auth, codec
@@ -422,3 +423,49 @@ def test_events_the_shoe_never_numbered_are_ahead(made: list[Callable[[], None]]
     client.dispense(1)
     client.resync()
     assert [n.cause for n in notices if isinstance(n, Discrepancy)] == ["events-ahead"], notices
+
+
+class RebootBeforeTheScanAnswer(Transport):
+    """The shoe answers a SCAN; the answer is lost with the link, and the shoe reboots before the replug."""
+
+    def __init__(self, inner: Transport, shoe: EmulatedShoe, done: list[bool]) -> None:
+        self.inner, self.url, self.shoe, self.done = inner, inner.url, shoe, done
+        self._deframer = Deframer()
+
+    def write(self, data: bytes) -> None:
+        self.inner.write(data)
+
+    def read(self, timeout: float) -> bytes:
+        data = self.inner.read(timeout)
+        if self.done[0] or not data:
+            return data
+        frames = [f for f in self._deframer.feed(data) if isinstance(f, Frame)]
+        if any(f.msg_type == MsgType.SCAN_RESULT for f in frames):
+            self.done[0] = True
+            self.shoe.unplug()
+            self.shoe.power_cycle()
+            threading.Timer(0.2, self.shoe.replug).start()
+            return b""  # the answer never reaches the host
+        return data
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def reopen(self) -> Transport:
+        return RebootBeforeTheScanAnswer(self.inner.reopen(), self.shoe, self.done)
+
+
+def test_a_scan_in_flight_across_a_reboot_is_not_sent_again(made: list[Callable[[], None]]) -> None:
+    """The re-send after a reconnect is safe only to the same boot: a rebooted shoe has no stored answer, and
+    the same SCAN frame would read the stub's next card. The host sees the new boot in the HELLO_REPLY and
+    fails the request instead (the service then asks the dealer for the card; docs/service.md)."""
+    key = secrets.token_bytes(32)
+    shoe = _shoe(made, key)
+    client = _client(made, RebootBeforeTheScanAnswer(EmulatorTransport(shoe), shoe, [False]), key)
+    client.connect()
+    client.dispense(2)
+    client.release_stub()
+    stub = len(shoe._mech.stub)
+    with pytest.raises(ShoeIOError, match="rebooted with SCAN in flight"):
+        client.scan(timeout=1.0)
+    assert len(shoe._mech.stub) == stub - 1  # one card read, by the SCAN before the reboot; none after

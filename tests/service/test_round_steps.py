@@ -14,14 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 
 import shoe.service.rounds
+from drivers.errors import ShoeIOError, ShoeTimeout
 from drivers.stacks import DispenseFailed, Stack
 from protocols.codes import FaultCode
 from protocols.fields import CardRead
 from shoe.cards import Card
 from shoe.rules.profiles import Irregularity
 from shoe.service.api import requests as rq
+from shoe.service.errors import ServiceError
 from shoe.service.rounds import intents
 from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.mississippi import MississippiRun
@@ -260,3 +263,67 @@ def test_a_stud_street_from_the_same_inputs_asks_for_the_same_intents() -> None:
     assert calls == _stud_third_street(_deck(11))
     assert [name for name, _ in calls].count("dispense") == 9  # one card a stack, each announced first
     assert [name for name, _ in calls][:4] == ["deck-for-round", "append", "dispense", "append"]
+
+
+class ScanLostDesk(RecordingDesk):
+    """The shoe's reader takes the card, then the link fails before its answer: the host has no card."""
+
+    def __init__(self, deck: Sequence[str], error: Exception) -> None:
+        super().__init__(deck)
+        self.error: Exception | None = error
+
+    def scan(self) -> CardRead:
+        if self.error is None:
+            return super().scan()
+        self.calls.append(("scan", None))
+        self.pos += 1  # the card left the stub through the reader
+        error, self.error = self.error, None
+        raise error
+
+
+def _to_third_street(desk: RecordingDesk) -> MississippiRun:
+    run, _ = drive(MississippiRun.open("T1-20261202T000000Z-abcdef", OPEN), desk)
+    assert isinstance(run, MississippiRun)
+    desk.run = run
+    for action in ("no-more-bets", "deal", "release-stub"):
+        drive(run.act(action, rq.Empty(), b"\x01" * 16), desk)
+    while (seat := run.r.next_to_decide) is not None:
+        drive(run.act("decide", rq.Decide(seat=seat, multiple=1), b"\x01" * 16), desk)
+    return run
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ShoeIOError("the shoe rebooted with SCAN in flight"), ServiceError("no-card", "no card was read")],
+    ids=["link-failed", "no-answer"],
+)
+def test_a_scan_whose_outcome_is_unknown_is_not_asked_again(error: Exception) -> None:
+    """The reader may have taken the card: a second SCAN would read the next one. The shoe is not asked
+    again for that card; the dealer enters the card on the table, and the round goes on from it."""
+    if isinstance(error, ServiceError):
+        error.__cause__ = ShoeTimeout("no reply to SCAN")
+    desk = ScanLostDesk(_deck(7), error)
+    run = _to_third_street(desk)
+    on_table = desk.deck[desk.pos]
+    with pytest.raises(type(error)):
+        drive(run.act("reveal", rq.Reveal(index=1), b"\x01" * 16), desk)
+    with pytest.raises(ServiceError) as refused:
+        drive(run.act("reveal", rq.Reveal(index=1), b"\x01" * 16), desk)
+    assert refused.value.code == "scan-in-doubt"
+    assert [name for name, _ in desk.calls].count("scan") == 1  # the shoe was asked once
+    reply = drive(run.act("reveal", rq.Reveal(index=1, card=on_table), b"\x01" * 16), desk)
+    assert reply["card"] == on_table and reply["source"] == "dealer"
+    announced = [args for name, args in desk.calls if name == "append" and b"scan-for-community" in args[1]]
+    assert len(announced) == 1  # journaled before the SCAN, once
+
+
+def test_a_scan_announced_without_its_card_is_in_doubt_after_a_rebuild() -> None:
+    """The service stopped between the SCAN and its card entry: the rebuilt round knows it from the journal."""
+    desk = RecordingDesk(_deck(7))
+    run = _to_third_street(desk)
+    run.note("decision", {"action": "scan-for-community", "community_index": 1})  # the rebuild's replay
+    with pytest.raises(ServiceError) as refused:
+        drive(run.act("reveal", rq.Reveal(index=1), b"\x01" * 16), desk)
+    assert refused.value.code == "scan-in-doubt" and "enter the card" in (refused.value.hint or "")
+    run.note("card", {"community_index": 1, "index": 9, "card": "2c"})  # a later card entry clears it
+    assert run.scan_in_doubt is None

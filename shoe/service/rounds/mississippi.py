@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from drivers.errors import LinkDown, ShoeIOError, ShoeTimeout
 from drivers.stacks import Stack
 from protocols.fields import CardRead
 from shoe.cards import Card, CardError
@@ -280,7 +281,17 @@ class MississippiRun(RoundRun):
             if self.scan_announced != index:  # journal before the shoe acts: a SCAN takes a card from the stub
                 yield from append("decision", {"action": "scan-for-community", "community_index": index}, self.round_id)
                 self.scan_announced = index
-            read, source = (yield from scan()), "shoe"
+            try:
+                read, source = (yield from scan()), "shoe"
+            except LinkDown:
+                raise  # nothing was sent: the card is still in the stub
+            except ShoeIOError:
+                self.scan_in_doubt = index  # the link failed with the SCAN in flight: it may have read the card
+                raise
+            except ServiceError as exc:
+                if isinstance(exc.__cause__, ShoeTimeout):  # no answer at all: whether it read is unknown
+                    self.scan_in_doubt = index
+                raise
             if read.card is None:
                 raise ServiceError(
                     "unreadable-card",
