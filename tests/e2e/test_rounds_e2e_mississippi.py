@@ -54,7 +54,7 @@ def play_mississippi(
         assert view["next_reveal"] == street + 1, view
         reveal = api.post("/v1/round/reveal", {"index": street + 1})  # no "card": the shoe's reader scans it
         assert (reveal["index"], reveal["card"], reveal["source"]) == (street + 1, community[street], "shoe")
-        flow.append("reveal")
+        flow += ["scan-for-community", "reveal"]  # the SCAN is journaled as about to happen, then the card
     view = current(api)
     assert view["state"] == "settlement" and view["community"] == list(community), view
     lines: list[dict[str, Any]] = api.post("/v1/round/settle")["lines"]
@@ -132,7 +132,8 @@ def test_ny_round_end_to_end(e2e: Callable[..., Table]) -> None:
         "round-opened", "no-more-bets", *deal_events(5), "release-stub", "community-dealt", *streets,
         "settlement", "settlement", "settlement", "settlement", "round-closed",
     ]  # fmt: skip
-    assert streets == ["decision"] * 5 + ["reveal"] + ["decision"] * 4 + ["reveal"] + ["decision"] * 4 + ["reveal"]
+    scanned = ["scan-for-community", "reveal"]
+    assert streets == ["decision"] * 5 + scanned + ["decision"] * 4 + scanned + ["decision"] * 4 + scanned
     closed = events[-1]
     assert closed["outcome"] == "complete"
     assert {s: (v["outcome"], v["net"]) for s, v in closed["seats"].items()} == {
@@ -228,7 +229,8 @@ def test_pa_round_with_side_wagers_end_to_end(e2e: Callable[..., Table]) -> None
         "round-opened", "no-more-bets", "lock-progressive", "chip-count", *deal_events(3), "release-stub",
         "community-dealt", "progressive-inputs", *streets, "settlement", "settlement", "settlement", "round-closed",
     ]  # fmt: skip
-    assert streets == ["decision"] * 3 + ["reveal"] + ["decision"] * 2 + ["reveal"] + ["decision"] * 2 + ["reveal"]
+    scanned = ["scan-for-community", "reveal"]
+    assert streets == ["decision"] * 3 + scanned + ["decision"] * 2 + scanned + ["decision"] * 2 + scanned
     assert events[-1]["seats"]["5"]["outcome"] == "fold"
     check_mississippi_secrecy(events, raw, holes, never=[])
     order = [("seat", s, c) for s in (1, 3, 5) for c in holes[s]] + [("community", None, c) for c in community]
