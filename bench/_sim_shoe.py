@@ -17,8 +17,8 @@ Faults are planted at this boundary by the caller (``fault``: what the next requ
 - ``link-down``: the same, but the reconnect gives up: the request raises ``ShoeIOError``;
 - ``scan-give-up``: a SCAN the shoe answered, its answer lost with the link, and the reconnect giving up:
   the reveal fails and the dealer asks again (a new SCAN);
-- ``scan-reboot``: a SCAN answered, the answer lost with the link, the shoe rebooted meanwhile, and the
-  same frame re-sent after the reconnect;
+- ``scan-reboot``: a SCAN answered, the answer lost with the link, the shoe rebooted meanwhile: the new
+  session names another boot, so the request fails as unknown instead of being re-sent (as drivers/link.py);
 - ``lie``: the answer to QUERY_DISPENSE replaced by a valid frame naming other cards (a man in the middle);
 - ``phantom``: the mechanism moves one card more than it reports (a shoe that moved cards it did not report).
 
@@ -159,6 +159,11 @@ class SimShoe:
                     self.device.power_cycle()
                 if fault in ("unplug", "scan-reboot"):
                     self.device.replug()  # the reconnect; the same frame is re-sent first (SPEC §4)
+                if fault == "scan-reboot" and isinstance(message, m.Scan | m.ReleaseStub):
+                    # As drivers/link.py does: the new session names another boot, whose shoe has no stored
+                    # answer and would act again; the request's outcome is unknown (SPEC §4), never re-sent.
+                    name = message.TYPE.name
+                    raise ShoeIOError(f"the shoe rebooted with {name} in flight: whether it acted is unknown")
             if reply is not None:
                 break
             self.clock.advance(REPLY_TIMEOUT_S)

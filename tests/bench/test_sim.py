@@ -23,8 +23,10 @@ def run_sim(tmp_path: Path, *args: str) -> tuple[int, dict]:
     return proc.returncode, json.loads(proc.stdout)
 
 
-def test_every_fault_kind_and_every_invariant_holds(tmp_path: Path) -> None:
-    code, report = run_sim(tmp_path, "--rounds", "30", "--seed", "11", "--no-shrink")
+@pytest.mark.parametrize("dealer", ["careful", "naive"])
+def test_every_fault_kind_and_every_invariant_holds(tmp_path: Path, dealer: str) -> None:
+    """The naive dealer asks the shoe again after any failed reveal: the service must refuse what is in doubt."""
+    code, report = run_sim(tmp_path, "--rounds", "30", "--seed", "11", "--no-shrink", "--dealer", dealer)
     assert code == 0, report["failing"]
     assert all(report["invariants"].values())
     assert report["rounds"] == 30 and report["entries"] > 30 * 10

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,8 +48,16 @@ def floor_chain(url: str) -> list[tuple[int, str]]:
     return [(int(s), str(h)) for s, h in query(url, "SELECT seq, hash FROM floor.entries ORDER BY seq")]
 
 
+def _free_port() -> int:
+    """A port nobody holds now. Fixed ports (55434-55436 before) sit in Linux's ephemeral range: with four
+    workers another test's outgoing socket once held 55436 and the standby could not start."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_the_database_stopped_and_restarted_the_backlog_drains(scratch: Path, tmp_path: Path) -> None:
-    cluster = pg.Cluster(scratch / "one", 55434).init().start()
+    cluster = pg.Cluster(scratch / "one", _free_port()).init().start()
     url = cluster.url()
     migrate(url)
     own = table_url(url, "T1", tmp_path / "j.sqlite")
@@ -72,9 +81,12 @@ def test_the_database_stopped_and_restarted_the_backlog_drains(scratch: Path, tm
 
 @pytest.mark.slow
 def test_failover_to_the_synchronous_standby_loses_and_duplicates_nothing(scratch: Path, tmp_path: Path) -> None:
-    primary, standby = pg.replicated_pair(scratch, 55435, 55436)
+    ports = (_free_port(), _free_port())
+    while ports[1] == ports[0]:
+        ports = (ports[0], _free_port())
+    primary, standby = pg.replicated_pair(scratch, *ports)
     migrate(primary.url())
-    both = "postgresql://postgres@127.0.0.1:55435,127.0.0.1:55436/postgres?target_session_attrs=read-write"
+    both = f"postgresql://postgres@127.0.0.1:{ports[0]},127.0.0.1:{ports[1]}/postgres?target_session_attrs=read-write"
     urls = [table_url(both, f"T{i}", tmp_path / f"t{i}.sqlite") for i in range(4)]
     journals = [journal_with(tmp_path / f"t{i}.sqlite", 30) for i in range(4)]
     shippers = [Shipper(j.path, urls[i], f"T{i}", batch=25, poll_s=0.02, max_backoff_s=0.5, connect_timeout=1)
@@ -117,7 +129,7 @@ def test_a_commit_not_replicated_to_the_synchronous_standby_is_not_acknowledged(
     from shoe.floor.client import FloorClient
     from shoe.floor.errors import FloorError
 
-    cluster = pg.Cluster(scratch / "one", 55434).init().start()
+    cluster = pg.Cluster(scratch / "one", _free_port()).init().start()
     url = cluster.url()
     migrate(url)
     own = table_url(url, "T1", tmp_path / "j.sqlite")
