@@ -223,7 +223,9 @@ class Table:
     def _load_deck(self, deck_seed: int) -> None:
         """Between rounds the dealer empties the shoe, loads a shuffled deck by hand and checks it."""
         mech = self.shoe.device._mech
-        if mech.deck and not mech.stub_released:
+        for _ in range(5):  # a release the link failed is tried again, as a dealer presses the button again
+            if not mech.deck or mech.stub_released:
+                break
             self._guarded(self.shoe.release_stub)
         codes = list(ALL_CODES)
         random.Random(deck_seed).shuffle(codes)
