@@ -40,7 +40,7 @@ class Frame(msgspec.Struct, frozen=True, gc=False):
 
     A frozen ``msgspec.Struct`` (immutable, compared and hashed by value, ``Frame(version=1, ...)`` in
     repr, as the frozen dataclass it was), because msgspec builds one in C: the frozen dataclass's
-    ``__init__`` calls ``object.__setattr__`` by name per field, about a third of a decode (issue 16).
+    ``__init__`` calls ``object.__setattr__`` by name per field, about a third of a decode.
     It holds only ints and bytes, so it never takes part in a reference cycle (``gc=False``).
     """
 
@@ -163,7 +163,7 @@ class Deframer:
             start = end + 1
 
     def _feed_runs(self, data: bytes | bytearray | memoryview) -> list[Frame | BadFrame]:
-        """The usual case, nothing overflowing: split at the delimiters once, decode each run (issue 16).
+        """The usual case, nothing overflowing: split at the delimiters once, decode each run.
 
         A run that passes every check of :func:`decode_frame` (size, COBS, body length, CRC: the CRC over
         the whole body, its own CRC included, must give :data:`RESIDUE`) becomes a frame right here;

@@ -21,8 +21,8 @@ __all__ = ["Snapshots", "round_view"]
 
 
 def round_view(run: RoundRun, deck_actions: Collection[str] | None = None) -> dict[str, Any]:
-    """The round as anyone may see it, with the actions callable now (``actions``, from the registry:
-    issue 11 point 1); the rules engine still decides each one. Between rounds, of the deck's actions
+    """The round as anyone may see it, with the actions callable now (``actions``, from the registry);
+    the rules engine still decides each one. Between rounds, of the deck's actions
     only those ``deck_actions`` names (the deck view's: what the deck's state allows)."""
     actions = callable_now(run.game, not run.closed)
     if run.closed and deck_actions is not None:

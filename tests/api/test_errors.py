@@ -130,7 +130,7 @@ def test_one_log_line_per_request_without_the_body(client: Client) -> None:
 
 
 def test_at_info_a_refusal_is_logged_and_a_success_is_not(client: Client) -> None:
-    """Issue 16: a line for each of a round's ~21 successful requests was a tenth of the HTTP layer's CPU;
+    """A line for each of a round's ~21 successful requests was a tenth of the HTTP layer's CPU;
     the journal already records every action. A refusal is what the operator needs to see: still at info."""
     log = io.StringIO()
     logsetup.configure("info", json_lines=True, stream=log)

@@ -1,5 +1,5 @@
 """``GET /v1/shoe/counters``: the shoe's own lifetime counters (COUNTERS, protocols/SPEC.md §3), asked of
-the shoe by the owner thread when a technician reads them (issue 12, item 16).
+the shoe by the owner thread when a technician reads them.
 
 The technician page showed only the service's since-start figures (``/metrics``) under "Counters"; the
 shoe's non-volatile counters (cards, stacks, jams, misreads...) were journaled at connect and nowhere

@@ -1,4 +1,4 @@
-"""Every rules record the journal holds carries an explicit, stable tag (issue 11, point 3).
+"""Every rules record the journal holds carries an explicit, stable tag.
 
 ``fixtures/record-tags.json`` pins the table tag -> class name -> field names: renaming a record class
 or one of its fields fails here first (then decide: keep the tag, and teach the codec the old field

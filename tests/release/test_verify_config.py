@@ -1,4 +1,4 @@
-"""``[verify]`` (issue 17): every key optional, each bad value a ConfigError naming the key and the fix."""
+"""``[verify]``: every key optional, each bad value a ConfigError naming the key and the fix."""
 
 from __future__ import annotations
 

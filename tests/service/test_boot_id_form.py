@@ -1,4 +1,4 @@
-"""A boot id has one form wherever a person or a client reads it (issue 12, item 18): 8 lower-case hex
+"""A boot id has one form wherever a person or a client reads it: 8 lower-case hex
 digits, as the API's shoe status and ``shoectl status`` show it. The journal keeps the shoe's integer
 (a stable data format, docs/journal.md "Stored forms and shown forms"); log lines and events convert.
 Through the real service, journal and emulated shoe."""

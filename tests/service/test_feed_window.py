@@ -1,4 +1,4 @@
-"""The event feed holds the window a restart refills, no more (issue 16, RSS: 10,000 held events were ~8 MiB).
+"""The event feed holds the window a restart refills, no more (RSS: 10,000 held events were ~8 MiB).
 
 A stream resumes (``Last-Event-ID``, docs/api.md "The event stream") from any cursor the feed still holds;
 after a restart that is the last ``FEED_REFILL`` entries. A long run now holds the same window, so what a
@@ -37,7 +37,7 @@ def test_a_cursor_in_the_window_resumes_exactly_and_an_older_one_from_the_oldest
 
 
 def test_held_events_keep_nothing_of_the_entries_they_came_from() -> None:
-    """Issue 16, RSS: each held event was a dict that also held the entry's data (~1.5 KiB an event)."""
+    """RSS: each held event was a dict that also held the entry's data (~1.5 KiB an event)."""
     import gc
     import weakref
 

@@ -1,5 +1,5 @@
 """The floor's refusal of this table's journal is journaled on the table too, once per refusal, by the owner
-thread (the shipper never writes the journal), and the table keeps dealing (issue 14: "raised as an alarm on
+thread (the shipper never writes the journal), and the table keeps dealing ("raised as an alarm on
 both sides")."""
 
 from __future__ import annotations

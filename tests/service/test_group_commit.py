@@ -1,4 +1,4 @@
-"""Group commit (issue 16): the records one action writes together are committed in ONE transaction, and
+"""Group commit: the records one action writes together are committed in ONE transaction, and
 never later than anything they describe: before the shoe is asked for the next stack, before the answer,
 before the event feed publishes them. A batch that fails to commit (the disk, a power cut between
 building and committing it) changes nothing: no answer, no event, and the restart recovers from the

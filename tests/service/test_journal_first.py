@@ -1,4 +1,4 @@
-"""Journal before state, for every action (issue 10, break 2): a failed journal write changes nothing
+"""Journal before state, for every action: a failed journal write changes nothing
 the journal did not see.
 
 For each of the service's actions, the action is run once to count its journal writes, then once per

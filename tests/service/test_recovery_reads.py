@@ -1,4 +1,4 @@
-"""A start reads what it needs of the journal, not all of it (issue 16: start to first 200 independent of
+"""A start reads what it needs of the journal, not all of it (start to first 200 independent of
 the journal's size).
 
 ``scan_journal`` finds the last ``service`` entry and the last round through the journal's indexes; it

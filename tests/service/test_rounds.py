@@ -283,7 +283,7 @@ def test_pa_round_needs_a_full_configuration(table_factory: Any) -> None:
 
 
 def test_the_round_view_lists_the_actions_callable_now(table_factory: Any) -> None:
-    """The view's ``actions`` come from the registry (issue 11 point 1): the live round's game's round
+    """The view's ``actions`` come from the registry: the live round's game's round
     actions; once it is closed, what may run between rounds."""
     table = table_factory()
     service = table.start()

@@ -1,4 +1,4 @@
-"""A port URL's options are configuration secrets (issue 10, break 3): ``emu://?deck=...`` is the deck,
+"""A port URL's options are configuration secrets: ``emu://?deck=...`` is the deck,
 ``emu://?seed=...`` predicts it. Whatever shows a port shows its scheme, host and path only; free text
 has card codes written together (``AsKd7c``) scrubbed as well as lone ones."""
 

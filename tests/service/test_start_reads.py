@@ -1,4 +1,4 @@
-"""A start reads the same few journal entries whatever the journal holds (issue 16: start to first 200
+"""A start reads the same few journal entries whatever the journal holds (start to first 200
 independent of the journal's size), counted with a real service on a real journal, never timed.
 
 The feed's history (the last ``FEED_REFILL`` entries) was read and projected at every start (~150 ms of

@@ -1,4 +1,4 @@
-"""The round view is computed again only when the round changed (issue 16): after every action of a round,
+"""The round view is computed again only when the round changed: after every action of a round,
 and of a round paused, resumed and voided, the view the owner shows equals one computed afresh."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Secrecy by allow-list (issue 11, point 4): every rules record type and every journal entry kind
+"""Secrecy by allow-list: every rules record type and every journal entry kind
 declares each of its fields in ``shoe.service.journal.visibility``; nothing undeclared is ever shown, and no
 secret field shows before its moment."""
 

@@ -1,4 +1,4 @@
-"""The dealer display and the technician page show a verification alarm (issue 17), in a real Chromium.
+"""The dealer display and the technician page show a verification alarm, in a real Chromium.
 
 A real ``TableService`` on an emulator whose firmware image has one byte changed, approved list = the
 shipped image: the dealer sees a "Verification" banner, the technician the verdict and the alarm; after

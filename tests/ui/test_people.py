@@ -1,4 +1,4 @@
-"""The dealer display with people (issue 13, step 5), in a real headless Chromium against a real service:
+"""The dealer display with people, in a real headless Chromium against a real service:
 the sign-in keypad, "signed in: NAME", who did what in the history, a PA progressive payout waiting on
 the display until a floorperson signs its approval there, and sign-out."""
 

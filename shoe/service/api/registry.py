@@ -1,4 +1,4 @@
-"""The one registry of actions: each service action declared once (issue 11, point 1).
+"""The one registry of actions: each service action declared once.
 
 An :class:`Action` names the action, the role that may call it, its request type
 (:mod:`shoe.service.api.requests`), the games it applies to, its scope (when it may run) and its

@@ -1,4 +1,4 @@
-"""``[verify]``: how ``shoed`` verifies the installed program and the shoe's firmware (issue 17).
+"""``[verify]``: how ``shoed`` verifies the installed program and the shoe's firmware.
 
 Keys (every one optional; docs/service.md and docs/deploy.md):
 

@@ -111,7 +111,7 @@ def encode(value: Any) -> Any:
 
 
 _FIELDS: dict[type[Any], tuple[str, tuple[str, ...]]] = {}
-"""A record class's tag and field names, looked up once per class (issue 16: no ``dataclasses.fields`` per record)."""
+"""A record class's tag and field names, looked up once per class (no ``dataclasses.fields`` per record)."""
 
 
 def _layout(cls: type[Any]) -> tuple[str, tuple[str, ...]]:

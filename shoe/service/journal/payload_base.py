@@ -16,7 +16,7 @@ Record = dict[str, Any]  # a rules record as shoe.service.journal.codec writes i
 
 
 class Actor(msgspec.Struct, forbid_unknown_fields=True):
-    """The employee who caused an entry (issue 13, docs/people.md): their id and name, never a credential."""
+    """The employee who caused an entry (docs/people.md): their id and name, never a credential."""
 
     id: str
     name: str

@@ -101,7 +101,7 @@ class ServiceStart(_Position, tag_field="event", tag=ServiceEvent.START.value, k
     pid: int
     open_round: str | None
     new_journal: NewJournal | None = None  # --new-journal overrode the lock file's marker
-    program: ProgramCheck | None = None  # the software identity and its check at start (issue 17)
+    program: ProgramCheck | None = None  # the software identity and its check at start
 
 
 class ServiceStop(_Position, tag_field="event", tag=ServiceEvent.STOP.value, kw_only=True):

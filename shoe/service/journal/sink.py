@@ -1,13 +1,13 @@
 """The journal sink: the owner thread's one way into the journal, and what it derives from it.
 
 ``append`` commits an entry (durable on return: docs/journal.md, "Journal before state"), or, inside
-``batch``, queues it for the batch's one commit (group commit, issue 16: the records one action writes
+``batch``, queues it for the batch's one commit (group commit: the records one action writes
 together, committed before anything they describe leaves the owner thread: ``flush``); it keeps
 the state read from what was appended (the last dispense the journal knows completely,
 ``known_dispense_id``), publishes the entry to the event feed (projected through secrecy there) and
 moves the metrics it measures (cards, the read-to-journal latency), each once the entry is committed.
-It also opens and locks the journal at start (issue 10 break 4), checkpoints the write-ahead log
-(issue 10 break 5) and counts appends per owner item, which tells a refusal that changed nothing
+It also opens and locks the journal at start, checkpoints the write-ahead log
+(so it does not grow without bound) and counts appends per owner item, which tells a refusal that changed nothing
 from one after a write (:mod:`.memory`). Only the owner thread calls it, except ``note_read`` (the
 link's reader thread).
 """
@@ -57,7 +57,7 @@ class JournalSink:
         self._appends_before_item = 0
         self._checkpointed = (0, time.monotonic())  # (appends, when) at the last checkpoint
         self.by: Mapping[str, str] | None = None
-        """The employee whose command is in hand (issue 13): every entry appended meanwhile names them (``by``)."""
+        """The employee whose command is in hand: every entry appended meanwhile names them (``by``)."""
         self._pending: list[tuple[Pending, Mapping[str, Any]]] = []  # queued in a batch: (entry, data as given)
         self._depth = 0  # batch() nesting: appends are queued while above 0
         self._closed = False  # a round-closed entry committed since the last checkpoint
@@ -75,7 +75,7 @@ class JournalSink:
         facts = scan_journal(self.journal)
         self.known_dispense_id, self.last_event = facts.known_dispense_id, facts.resume
         journal, after = self.journal, max(0, facts.last_seq - FEED_REFILL)
-        self.feed.refill_from(  # read when a stream first asks for an entry before this start (issue 16)
+        self.feed.refill_from(  # read when a stream first asks for an entry before this start
             lambda: ((e.seq, e.ts, e.kind, e.round_id, e.data) for e in journal.entries(after_seq=after)),
             facts.last_seq,
         )
@@ -135,7 +135,7 @@ class JournalSink:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        """Inside, appends are queued and committed together (group commit, issue 16): at the end, at
+        """Inside, appends are queued and committed together (group commit): at the end, at
         :meth:`flush`, or at :meth:`unbatched`. Leaving with an exception commits what was queued before
         raising it, as one append each would have (the cards of a dispense stay journaled). A killed sink
         (a power cut in tests) commits nothing more. Nested batches join the outer one.

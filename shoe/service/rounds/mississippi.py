@@ -96,7 +96,7 @@ class MississippiRun(RoundRun):
         return self.r.state is RoundState.PAUSED
 
     def view(self) -> dict[str, Any]:
-        """The round as anyone may see it; computed again only when the round changed (issue 16: it was
+        """The round as anyone may see it; computed again only when the round changed (it was
         rebuilt after every owner item). Every change of a rules round is a record (``RoundCore.commit``)."""
         key = (self.r.record_count, self.r.state, self.closed)
         if self._view is None or self._view[0] != key:

@@ -1,4 +1,4 @@
-"""Program and firmware verification in ``shoed`` (issue 17; GLI-11 §4.3 field verification of a gaming
+"""Program and firmware verification in ``shoed`` (GLI-11 §4.3 field verification of a gaming
 device's program, the shuffler-firmware lesson of Deck Mate 2).
 
 - **The program**, at start and every ``[verify] interval_s``: the release's manifest, its Ed25519

@@ -1,4 +1,4 @@
-"""The journal payloads of program and firmware verification (issue 17; pure).
+"""The journal payloads of program and firmware verification (pure).
 
 - ``ProgramCheck``: the installed program against its signed manifest (``shoe.release``); in the start
   entry as ``program`` (the software identity: release, manifest hash) and, at every periodic check, as a
