@@ -144,15 +144,20 @@ class TableService:
                     break
                 elif item is not None:
                     execute(owner, item)
+                if owner.dead():  # the item's journal write failed: stop now, not at the next wake (TICK_S)
+                    break
                 owner.tick()
             except Exception as exc:
                 if owner.dead():
                     break
                 log.exception("owner thread: item failed")
                 owner.recover(exc)  # memory equals the journal again, or the service stops
+                if owner.dead():
+                    break
         if owner.dead():  # a power cut (tests) or a failed journal write: no stop entry
             owner.shutdown(clean=False)
         self._running = False
+        self._stopping_tables.set()  # an owner that ended by itself settles nothing more: no table build
         if self.on_owner_end is not None:
             self.on_owner_end()
 

@@ -38,6 +38,7 @@ from shoe.service.config.settings import ServiceConfig
 from shoe.service.core import GAMES
 from shoe.service.deck.cycle import DeckCycle
 from shoe.service.errors import ErrorKind
+from shoe.service.owner import Owner
 from shoe.service.rounds.recovery import scan_journal
 from shoe.service.rounds.run import rebuild
 from shoe.service.snapshots import Snapshots, round_view
@@ -385,3 +386,24 @@ def test_after_a_rebuild_the_round_plays_on(tables: Tables, monkeypatch: pytest.
     assert [e.data["outcome"] for e in closed] == ["complete"]
     cards = [e.data["card"] for e in table.entries(kinds=("card",)) if e.data["target"] == "seat"]
     assert cards == ["As", "Ks", "7h", "7d"]
+
+
+def test_a_failed_journal_write_stops_the_service_at_once(tables: Tables, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk failure stops the owner after the item that met it, not at its next wake (up to ``TICK_S``
+    later, answering nothing meanwhile): no wait for a command begins once the journal has failed."""
+    waits_after_failure: list[float] = []
+    original = Owner.next_command
+
+    def counting(owner: Owner, longest: float) -> Any:
+        if owner.killed:
+            waits_after_failure.append(longest)
+        return original(owner, longest)
+
+    monkeypatch.setattr(Owner, "next_command", counting)
+    _, service, _, error = run_case(tables, monkeypatch, "deal", "disk", 1)
+    assert error is not None and error.code == "journal-error"
+    deadline = time.monotonic() + 10.0
+    while service.health()["service"]["running"] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not service.health()["service"]["running"]
+    assert waits_after_failure == []
