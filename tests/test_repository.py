@@ -33,3 +33,12 @@ def test_every_package_directory_is_listed_in_pyproject() -> None:
     }
     assert found - listed == set(), "add these to [tool.setuptools] packages"
     assert listed - found == set()
+
+
+def test_the_slowest_files_the_suite_starts_with_exist() -> None:
+    """``tests/conftest.py`` orders the run by file name: a renamed or removed file would silently drop out."""
+    from tests.conftest import SLOWEST_FIRST
+
+    missing = [name for name in SLOWEST_FIRST if not (ROOT / name).is_file()]
+    assert not missing, f"tests/conftest.py SLOWEST_FIRST names files that do not exist: {missing}"
+    assert len(set(SLOWEST_FIRST)) == len(SLOWEST_FIRST)
