@@ -199,7 +199,7 @@ def test_random_valid_frames_never_make_a_lie_believed(liar: Any, seed: int) -> 
     """Valid frames of random types injected at random: every stack the client returns is what the shoe read,
     and every card the shoe moved is either in a returned stack or named by a ShoeDiscrepancy."""
     deck = shuffled(31) * 4  # 208 cards: the emulator takes any sequence
-    rig = liar(injector=Injector(random.Random(seed), every_s=0.003), deck=deck)
+    rig = liar(injector=Injector(random.Random(seed), every_s=0.001), deck=deck)
     returned: dict[int, tuple[str | None, ...]] = {}
     alarmed: set[int] = set()
     deadline = time.monotonic() + 40
