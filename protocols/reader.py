@@ -90,7 +90,19 @@ class MessageReader(Deframer):
                     body = cobs_decode(encoded)
                     if crc(body) == RESIDUE:
                         n = len(body)
-                        if keyed is not None and body[0] == FORMAT_AUTH and _SEALED_MIN <= n <= MAX_BODY:
+                        if keyed is None:
+                            version, msg_type, seq, payload = splitters[n](body)
+                            if version == PROTOCOL_VERSION:
+                                try:
+                                    message = decoders[msg_type](payload)
+                                except fast_errors:
+                                    pass
+                                else:
+                                    append((msg_type, seq, message))
+                                    continue
+                            append(Frame(version, msg_type, seq, payload))
+                            continue
+                        if body[0] == FORMAT_AUTH and _SEALED_MIN <= n <= MAX_BODY:
                             split = sealed.get(n) or _sealed_splitter(n)
                             _, msg_type, seq, counter, payload, tag = split(body)
                             if msg_type != _HELLO_REPLY and counter > receiver.last:  # type: ignore[union-attr]
@@ -107,16 +119,7 @@ class MessageReader(Deframer):
                                         continue
                             append(Frame(*splitters[n](body)))
                             continue
-                        version, msg_type, seq, payload = splitters[n](body)
-                        if keyed is None and version == PROTOCOL_VERSION:
-                            try:
-                                message = decoders[msg_type](payload)
-                            except fast_errors:
-                                pass
-                            else:
-                                append((msg_type, seq, message))
-                                continue
-                        append(Frame(version, msg_type, seq, payload))
+                        append(Frame(*splitters[n](body)))  # a plain frame on an authenticated link
                         continue
                 except refused:
                     pass
