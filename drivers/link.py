@@ -32,8 +32,9 @@ from drivers.timeouts import LinkTimeouts
 from drivers.transport import Transport, redact_port
 from protocols import auth, codec
 from protocols.codes import PROTOCOL_VERSION, MsgType, NakCode
-from protocols.framing import BadFrame, Deframer, Frame
+from protocols.framing import BadFrame, Frame
 from protocols.messages import Event, EventAck, Hello, HelloReply, Message, Nak
+from protocols.reader import MessageReader, Read
 
 log = structlog.get_logger("drivers.link")
 
@@ -90,13 +91,13 @@ class Link:
         self._session: auth.Session | None = None
         self._hello_reply: tuple[int, bytes] | None = None  # (seq, payload) of the reply that started the session
         self._session_boot: int | None = None  # the boot id the shoe named in the session's HELLO_REPLY
-        self._leftover: list[Frame | BadFrame] = []  # frames read with the HELLO_REPLY, dispatched next
+        self._leftover: list[Read | Frame | BadFrame] = []  # frames read with the HELLO_REPLY, dispatched next
         self._restart_session = False
         self.timeouts = timeouts
         self._on_event = on_event
         self._on_notice = on_notice
         self._auto_reconnect = auto_reconnect
-        self._deframer = Deframer()
+        self._deframer = MessageReader()  # the reader's one pass (``read``); the handshake's ``feed``
         self._write_lock = threading.Lock()
         self._request_lock = threading.Lock()
         self._pending: Pending | None = None
@@ -388,7 +389,7 @@ class Link:
                         refused = exc
                         continue
                     if answered:
-                        self._leftover = items[index + 1 :]
+                        self._leftover = list(items[index + 1 :])
                         self.stats.sessions += 1
                         return
         if refused is not None:
@@ -482,32 +483,42 @@ class Link:
             answered.deliver()
 
     def _dispatch_frames(self, data: bytes) -> Pending | None:
-        """Deliver the events; keep the answer to the request in flight (returned, woken by ``_dispatch``)."""
+        """Deliver the events; keep the answer to the request in flight (returned, woken by ``_dispatch``).
+
+        A frame that passed every check in the reader's one pass (``MessageReader.read``) comes as
+        ``(msg_type, seq, message)``; any other as the deframer gives it, for the separate steps here."""
         answered: Pending | None = None
         items, self._leftover = self._leftover, []
-        items += self._deframer.feed(data) if data else []
+        if data:
+            session = self._session
+            items += self._deframer.read(data, None if session is None else session.into)
         for item in items:
-            if isinstance(item, BadFrame):
+            if type(item) is tuple:
+                kind, seq, message = item
+            elif isinstance(item, BadFrame):
                 self.stats.bad_frames += 1
                 log.debug("bad frame discarded", kind=item.kind.value, length=item.length)
                 continue
-            frame = self._open(item)
-            if frame is None:
-                continue
-            try:
-                message = codec.decode(frame)
-            except codec.MessageError as exc:
-                self.stats.bad_messages += 1
-                log.warning("undecodable message", error=str(exc), msg_type=frame.msg_type)
-                continue
+            else:
+                assert isinstance(item, Frame)
+                frame = self._open(item)
+                if frame is None:
+                    continue
+                try:
+                    message = codec.decode(frame)
+                except codec.MessageError as exc:
+                    self.stats.bad_messages += 1
+                    log.warning("undecodable message", error=str(exc), msg_type=frame.msg_type)
+                    continue
+                kind, seq = frame.msg_type, frame.seq
             self.stats.frames_in += 1
-            kind = frame.msg_type  # the ranges of MsgType.is_event / is_response, without two enum properties a frame
+            # the ranges of MsgType.is_event / is_response, without two enum properties a frame
             if 0x80 <= kind < 0xC0:
                 assert isinstance(message, Event)
                 self._on_event(message)
             elif 0x40 <= kind < 0x80:
                 pending = self._pending
-                if pending is not None and pending.seq == frame.seq and not pending.taken and pending.response is None:
+                if pending is not None and pending.seq == seq and not pending.taken and pending.response is None:
                     pending.response = message
                     answered = pending
                 else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass
 
@@ -50,7 +51,10 @@ class StackTracker:
         self.interrupted = False
         self.conflict: str | None = None
         """Set when the events of this id contradict each other (SPEC §6, "What the host checks")."""
-        self._wake = threading.Event()
+        self._wake = threading.Lock()
+        """Released when there is news (``_news``), taken again by ``wait``: an Event's set, wait and clear in
+        one bare lock, without the Condition and waiter lock an Event builds and takes."""
+        self._wake.acquire()
 
     def card_read(self, position: int, read: CardRead) -> None:
         if self.result is not None or (position in self.reads and self.reads[position] != read):
@@ -61,26 +65,31 @@ class StackTracker:
         if self.result is not None and self.result != cards:
             self.contradict(f"a second, different STACK_READY for dispense {self.dispense_id}")
         self.result = cards
-        self._wake.set()
+        self._news()
 
     def contradict(self, why: str) -> None:
         """Note the first contradiction and wake the waiter: the stack is a misdeal, whatever it holds."""
         self.conflict = self.conflict or why
-        self._wake.set()
+        self._news()
 
     def failed(self, code: FaultCode) -> None:
         self.fault = code
-        self._wake.set()
+        self._news()
 
     def interrupt(self) -> None:
         """The link dropped: wake the waiter so it can reconcile."""
         self.interrupted = True
-        self._wake.set()
+        self._news()
+
+    def _news(self) -> None:
+        # Any thread may tell (the reader, a requester that saw a reboot): a second telling before the wait
+        # finds the lock released already, as a second Event.set finds it set.
+        with contextlib.suppress(RuntimeError):
+            self._wake.release()
 
     def wait(self, timeout: float) -> bool:
-        woke = self._wake.wait(timeout)
-        self._wake.clear()
-        return woke
+        """True if there was news since the last wait (then consumed), else False after ``timeout`` s."""
+        return self._wake.acquire(timeout=max(timeout, 0.0))
 
     def cards_so_far(self) -> tuple[CardRead, ...]:
         return tuple(self.reads[p] for p in sorted(self.reads))

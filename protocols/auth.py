@@ -182,6 +182,8 @@ class Receiver:
 
     def __post_init__(self) -> None:
         self._state = _keyed(self.session, self.direction)
+        self.keyed = self._state
+        """The keyed state fed the direction byte (read by ``protocols.reader``'s one-pass check)."""
 
     def open(self, frame: Frame) -> Frame:
         body = frame.payload

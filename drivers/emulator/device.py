@@ -120,6 +120,8 @@ class EmulatedShoe(ShoeHandlers):
         self._key: bytes | None = None  # the pairing key: non-volatile, survives reboots
         self._session: auth.Session | None = None
         self._hello_answered: tuple[tuple[int, bytes], bytes] | None = None  # the HELLO of the session, its reply
+        self._batching = False  # inside host_write: output wakes the readers once, at its end
+        self._batched = False
         with self._cond:
             self._boot()
 
@@ -128,12 +130,21 @@ class EmulatedShoe(ShoeHandlers):
     def host_write(self, data: bytes) -> None:
         with self._cond:
             self._check_link()
-            for item in self._deframer.feed(self._line.apply(bytes(data))):
-                if isinstance(item, BadFrame):
-                    self._count["frames_in_bad"] += 1
-                else:
-                    self._count["frames_in"] += 1
-                    self._receive(item)
+            # The frames this write makes (an answer and a dispense's events) wake the readers once, at the
+            # end: the lock is held throughout, so none of them could read before that anyway.
+            self._batching = True
+            try:
+                for item in self._deframer.feed(self._line.apply(bytes(data))):
+                    if isinstance(item, BadFrame):
+                        self._count["frames_in_bad"] += 1
+                    else:
+                        self._count["frames_in"] += 1
+                        self._receive(item)
+            finally:
+                self._batching = False
+                if self._batched:
+                    self._batched = False
+                    self._notify()
 
     def host_read(self, timeout: float) -> bytes:
         if timeout <= 0:  # what is ready now (the pty and TCP servers, once a pass)
@@ -382,6 +393,8 @@ class EmulatedShoe(ShoeHandlers):
             self._out.push(self._time.clock() + latency, self._line.apply(wire))
             if latency:
                 self._later(latency, self._notify)
+            elif self._batching:
+                self._batched = True
             else:
                 self._notify()
 
