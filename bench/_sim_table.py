@@ -167,6 +167,8 @@ class Table:
         hostile = {int(k): v for k, v in plan.get("hostile", {}).items()}
         self._on_table = None
         refused_in_doubt = self.refusals["scan-in-doubt"]
+        failed_before = self.refusals["recovery-failed"]
+        in_doubt: int | None = None  # the community card whose reveal the service refused scan-in-doubt
         self._stud_turn = 0
         self._load_deck(plan["deck"])
         truth.moved_before = self.shoe.moved
@@ -190,8 +192,15 @@ class Table:
             told = self.refusals["scan-in-doubt"] > refused_in_doubt  # the service said: enter the card
             if action == "reveal" and self._on_table is not None and (self.dealer == "careful" or told):
                 params = {**params, "card": self._on_table}
+            elif action == "reveal" and in_doubt == params["index"]:
+                # Told the SCAN is in doubt, and the reader left no card on the table: nobody can name the card,
+                # so the dealer declares the misdeal (the service alarms the stub in doubt).
+                action, params = "void", {"cause": "unreadable-card"}
             stub_before = [card.code for card in self.shoe.device._mech.stub] if action == "reveal" else []
+            refused_before = self.refusals["scan-in-doubt"]
             self._guarded(lambda a=action, p=params: self._act(a, p, truth))
+            if action == "reveal" and self.refusals["scan-in-doubt"] > refused_before:
+                in_doubt = params["index"]
             if action == "reveal":
                 self._after_reveal(stub_before, params)
             if self.desk.run is not None and truth.round_id is None and self.desk.run.round_id:
@@ -201,6 +210,10 @@ class Table:
                 truth.stub = [card.code for card in mech.stub]
         else:
             truth.stuck = True
+        if self.refusals["recovery-failed"] > failed_before:
+            # A reconciliation failed in this round (the shoe could not be asked): the service tries again when
+            # the link is back, as shoed's resync does, before the next round opens.
+            self._recover_guarded()
         truth.moved_after = self.shoe.moved
         truth.dispenses_after = set(self.shoe.device._results)
         self._technician()
@@ -393,6 +406,8 @@ class Table:
                     ),
                     desk,
                 )
+            reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
+        elif run is None or run.closed:  # stacks the shoe completed that the journal never named: alarmed
             reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
         self._close()
 

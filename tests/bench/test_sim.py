@@ -74,3 +74,33 @@ def test_the_scan_acted_on_twice_is_found_by_a_step_list_and_refused(tmp_path: P
     assert report["refusals"].get("scan-in-doubt", 0) >= 1  # the second SCAN was refused, not sent
     code, report = run_sim(tmp_path, "--steps", str(path), "--no-shrink")  # the careful dealer enters the card
     assert code == 0, report["failing"]
+
+
+ROUND_64 = {"deck": 4172749198, "seats": [[5, 2500]], "multiples": {"5": [2, 1, 1]},
+            "faults": [["dispense", 2, "unplug"], ["commit", 12, "power-cut-after"]], "hostile": {}}  # fmt: skip
+"""Round 64 of the 10,000-round run of seed 1: the power went right after ``scan-for-community`` was committed,
+so the rebuilt round refuses the shoe (``scan-in-doubt``) and the reader left no card on the table."""
+ROUND_913 = {"deck": 2088553453, "seats": [[1, 500], [3, 500], [4, 2500], [5, 1000]],
+             "multiples": {"1": [3, 1, 3], "3": [0, 2, 0], "4": [3, 1, 3], "5": [2, 1, 1]},
+             "faults": [["commit", 3, "disk-full"], ["query", 1, "link-down"]], "hostile": {}}  # fmt: skip
+"""Round 913 of that run: the commit after seat 1's stack failed (a full disk), the reconciliation's read-back
+of that stack lost the link, and the dealer voided the paused round: two cards in no entry and no alarm."""
+
+
+@pytest.mark.parametrize("dealer", ["careful", "naive"])
+def test_a_scan_in_doubt_with_no_card_on_the_table_is_voided_with_an_alarm(tmp_path: Path, dealer: str) -> None:
+    """Old code: the dealer was refused ``scan-in-doubt`` until the step budget ran out (the round never ended)."""
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps([ROUND_64]))
+    code, report = run_sim(tmp_path, "--steps", str(path), "--no-shrink", "--dealer", dealer)
+    assert code == 0, report["failing"]
+    assert report["refusals"].get("scan-in-doubt") == 1  # told once, then the misdeal
+
+
+def test_a_stack_the_shoe_moved_under_a_failed_reconciliation_is_alarmed_and_named(tmp_path: Path) -> None:
+    """Old code: "cards journaled or alarmed" and "no double dispense" both failed on this one round."""
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps([ROUND_913]))
+    code, report = run_sim(tmp_path, "--steps", str(path), "--no-shrink")
+    assert code == 0, report["failing"]
+    assert report["refusals"].get("recovery-failed") == 1  # the reconciliation did fail once

@@ -276,7 +276,8 @@ class MississippiRun(RoundRun):
                     f"community card {index} may have been read before the service stopped: the shoe is not "
                     "asked again (it would read the next card)",
                     kind=ErrorKind.CONFLICT,
-                    hint="enter the card the reader passed to the table: reveal with its code",
+                    hint="enter the card the reader passed to the table: reveal with its code; if the reader passed "
+                    "no card, nobody can name it: void the round (a misdeal, cause unreadable-card)",
                 )
             if self.scan_announced != index:  # journal before the shoe acts: a SCAN takes a card from the stub
                 yield from append("decision", {"action": "scan-for-community", "community_index": index}, self.round_id)
@@ -350,4 +351,5 @@ class MississippiRun(RoundRun):
         except RuleViolation:  # settlement has begun: nothing left to deal, so nothing to void
             yield from self.resume()
             return
+        yield from self.alarm_in_doubt()
         yield from self._voided(record, **extra)

@@ -86,6 +86,7 @@ def reconcile_step(run: RoundRun, facts: ShoeFacts, known: int) -> Step[Verdict]
         problem = yield from run.carry_on(stub_released=facts.stub_released)
     if problem is None:
         return Verdict(f"resumed to {run.state}", None)
+    run.announced = None  # the shoe's facts decide the announced stack: each one it moved is alarmed below
     for did in range(max(known + 1, last - 7), last + 1):  # stacks the shoe moved that the journal cannot hold
         moved = facts.moved.get(did)
         unjournaled = None if moved is None else max(0, moved - len(run.journaled_reads(did)))

@@ -274,6 +274,7 @@ class StudRun(RoundRun):
         if self.terminal:
             return
         returned = {str(s): c for s, c in sorted(self.hand.contributions.items())}
+        yield from self.alarm_in_doubt()
         data = {"action": "void", "cause": cause.value, "detail": detail, "returned": returned, **extra}
         yield from append("irregularity", data, self.round_id)
         self._void = data
