@@ -104,3 +104,23 @@ def test_a_stack_the_shoe_moved_under_a_failed_reconciliation_is_alarmed_and_nam
     code, report = run_sim(tmp_path, "--steps", str(path), "--no-shrink")
     assert code == 0, report["failing"]
     assert report["refusals"].get("recovery-failed") == 1  # the reconciliation did fail once
+
+
+ROUND_1692 = {"game": "seven-card-stud", "deck": 2234628633, "seats": [[4, 0], [5, 0]],
+              "choices": [547, 171, 962, 177, 621, 177, 973, 485, 163, 318, 60, 966, 551, 189, 541, 780, 517, 428, 5,
+                          905, 771, 144, 720, 888, 846, 103, 337, 959, 12, 975, 476, 971, 375, 866, 381, 609, 248, 47,
+                          641, 291, 280, 428, 440, 972, 88, 592, 569, 501, 500, 674, 519, 532, 83, 988, 913, 93, 327,
+                          129, 289, 227],
+              "faults": [["commit", 12, "power-cut-before"], ["dispense", 7, "phantom"]], "hostile": {}}  # fmt: skip
+"""Round 1692 of 2,000 rounds of seed 1, shrunk: a phantom card in the 8th stack (the driver's cross-check
+raised its alarm) and the power cut before the commit holding that alarm; the restart read the stack back
+and resumed, the card the shoe moved unreported in no entry."""
+
+
+def test_a_phantom_card_whose_alarm_a_power_cut_lost_voids_the_round_at_reconciliation(tmp_path: Path) -> None:
+    """Old code: "cards journaled or alarmed" failed (the mechanism moved 16 cards, the journal held 15)."""
+    path = tmp_path / "steps.json"
+    path.write_text(json.dumps([ROUND_1692]))
+    code, report = run_sim(tmp_path, "--steps", str(path), "--no-shrink")
+    assert code == 0, report["failing"]
+    assert report["faults"] == {"phantom": 1, "power-cut-before": 1}

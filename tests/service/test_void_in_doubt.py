@@ -88,3 +88,24 @@ def test_reconciling_with_no_live_round_alarms_each_stack_the_journal_never_name
         ("stack-unjournaled", 2, 2), ("stack-unjournaled", 3, 2)
     ]  # fmt: skip
     assert desk.known_dispense_id == 3
+
+
+def test_reconciling_counts_the_shoes_cards_against_the_rounds_journal_before_it_resumes() -> None:
+    """A card the mechanism moved without reporting it (its alarm lost with a power cut): the stack read back
+    holds two cards, but the shoe holds three fewer than at the opening. Old code: resumed."""
+    from shoe.service.rounds.reconcile import ShoeFacts, Verdict, reconcile_step
+
+    run, desk = _paused_with_a_stack_announced()
+    at_open = run.shoe_count_at_open()
+    assert at_open == 52
+    cards = (CardRead("As"), CardRead("Kd"))
+    facts = ShoeFacts("REC0001", 1, stub_released=False, stack=cards, moved={1: 2}, cards_remaining=at_open - 3)
+    verdict = drive(reconcile_step(run, facts, known=0), desk)
+    assert verdict == Verdict("void", 1) and run.terminal
+    alarms = [args for name, args in desk.calls if name == "alarm"]
+    assert [(cause, did, unjournaled) for cause, _, did, unjournaled in alarms] == [("cards-unjournaled", 1, 1)]
+    assert [data.get("action") or data.get("event") for _, data in _appended(desk)][-1] == "void"
+
+    run, desk = _paused_with_a_stack_announced()  # the same with the count right: resumed
+    facts = ShoeFacts("REC0001", 1, stub_released=False, stack=cards, moved={1: 2}, cards_remaining=at_open - 2)
+    assert drive(reconcile_step(run, facts, known=0), desk) == Verdict("resumed to dealing-stacks", None)

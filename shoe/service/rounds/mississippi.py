@@ -235,6 +235,10 @@ class MississippiRun(RoundRun):
         if self.r.state is RoundState.STUB_COUNTED:
             yield from self._simple("community-dealt", self.r.deal_community)
 
+    def shoe_count_at_open(self) -> int | None:
+        count = self.opened.get("cards_remaining")
+        return count if type(count) is int else None
+
     def carry_on(self, *, stub_released: bool) -> Step[str | None]:
         """Finish a ``release-stub`` that a restart cut short.
 

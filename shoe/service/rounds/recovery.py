@@ -152,7 +152,7 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
     stack, why = read_stack(client, last) if wants_stack(run, known, last, serial) else (None, "")
     # How many cards each stack beyond the journal's holds: the alarms' counts, should the round be void.
     moved = {did: _moved(client, did) for did in range(max(known + 1, last - 7), last + 1)}
-    facts = ShoeFacts(serial, last, status.state is ShoeState.STUB_RELEASED, stack, why, moved)
+    facts = ShoeFacts(serial, last, status.state is ShoeState.STUB_RELEASED, stack, why, moved, status.cards_remaining)
     verdict = drive(reconcile_step(run, facts, known), owner)
     if verdict.known_dispense_id is not None:
         owner.known_dispense_id = verdict.known_dispense_id

@@ -280,6 +280,12 @@ class RoundRun(ABC):
             )
             yield from alarm("scan-in-doubt", detail)
 
+    def shoe_count_at_open(self) -> int | None:
+        """The cards the shoe held when the round opened, as journaled then; None where that count cannot
+        tell what the round dispensed since (unknown at the opening, cards loaded on top since). The default:
+        None."""
+        return None
+
     def carry_on(self, *, stub_released: bool) -> Step[str | None]:
         """After a resume: finish a command that a restart cut short between two journal entries.
 
