@@ -60,7 +60,10 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 STREAM_ROLES = tuple(Role) if any(v.roles for v in (*PAYLOADS.values(), *RECORDS.values())) else (Role.OBSERVER,)
 """One display stream per role whose projection can differ: while no declaration overrides a role
 (``visibility.Visibility.roles``), every role sees the same, and one stream stands for all."""
-VERIFY_EVERY = 100  # rounds between two of the technician's journal verifications (each reads it all)
+VERIFY_FIRST = 100
+"""The technician's first journal verification, after this many rounds; then at every doubling of the round
+count (200, 400, 800, ...): each reads the whole journal, so a fixed period made a run's cost grow with the
+square of its length (100 verifications of 165,000 entries on average over 10,000 rounds)."""
 MAX_STEPS = 200  # dealer actions in one round before it is counted stuck
 
 HOSTILE_BODIES: tuple[bytes, ...] = (
@@ -167,6 +170,8 @@ class Table:
         hostile = {int(k): v for k, v in plan.get("hostile", {}).items()}
         self._on_table = None
         refused_in_doubt = self.refusals["scan-in-doubt"]
+        failed_before = self.refusals["recovery-failed"]
+        in_doubt: int | None = None  # the community card whose reveal the service refused scan-in-doubt
         self._stud_turn = 0
         self._load_deck(plan["deck"])
         truth.moved_before = self.shoe.moved
@@ -190,8 +195,15 @@ class Table:
             told = self.refusals["scan-in-doubt"] > refused_in_doubt  # the service said: enter the card
             if action == "reveal" and self._on_table is not None and (self.dealer == "careful" or told):
                 params = {**params, "card": self._on_table}
+            elif action == "reveal" and in_doubt == params["index"]:
+                # Told the SCAN is in doubt, and the reader left no card on the table: nobody can name the card,
+                # so the dealer declares the misdeal (the service alarms the stub in doubt).
+                action, params = "void", {"cause": "unreadable-card"}
             stub_before = [card.code for card in self.shoe.device._mech.stub] if action == "reveal" else []
+            refused_before = self.refusals["scan-in-doubt"]
             self._guarded(lambda a=action, p=params: self._act(a, p, truth))
+            if action == "reveal" and self.refusals["scan-in-doubt"] > refused_before:
+                in_doubt = params["index"]
             if action == "reveal":
                 self._after_reveal(stub_before, params)
             if self.desk.run is not None and truth.round_id is None and self.desk.run.round_id:
@@ -201,6 +213,10 @@ class Table:
                 truth.stub = [card.code for card in mech.stub]
         else:
             truth.stuck = True
+        if self.refusals["recovery-failed"] > failed_before:
+            # A reconciliation failed in this round (the shoe could not be asked): the service tries again when
+            # the link is back, as shoed's resync does, before the next round opens.
+            self._recover_guarded()
         truth.moved_after = self.shoe.moved
         truth.dispenses_after = set(self.shoe.device._results)
         self._technician()
@@ -394,6 +410,8 @@ class Table:
                     desk,
                 )
             reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
+        elif run is None or run.closed:  # stacks the shoe completed that the journal never named: alarmed
+            reconcile(desk, run, self.shoe)  # type: ignore[arg-type]
         self._close()
 
     def _restart(self, attempt: int = 0) -> None:
@@ -484,9 +502,10 @@ class Table:
         return "" if run is None else json.dumps(run.view(), sort_keys=True, default=str)
 
     def _technician(self) -> None:
-        """Between rounds, every ``VERIFY_EVERY`` rounds, the technician verifies the journal (a ``technician``
-        entry names them); a technician's action during a round is refused (``_technician_mid_round``)."""
-        if self._round_no % VERIFY_EVERY == 0:
+        """Between rounds, after ``VERIFY_FIRST`` rounds and at each doubling, the technician verifies the journal
+        (a ``technician`` entry names them); their action during a round is refused (``_technician_mid_round``)."""
+        periods, rest = divmod(self._round_no, VERIFY_FIRST)
+        if periods and not rest and periods & (periods - 1) == 0:
             self._guarded(lambda: self._act("verify-journal", {}, None, Role.TECHNICIAN))
 
     def _technician_mid_round(self) -> None:

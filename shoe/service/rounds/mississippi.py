@@ -235,6 +235,10 @@ class MississippiRun(RoundRun):
         if self.r.state is RoundState.STUB_COUNTED:
             yield from self._simple("community-dealt", self.r.deal_community)
 
+    def shoe_count_at_open(self) -> int | None:
+        count = self.opened.get("cards_remaining")
+        return count if type(count) is int else None
+
     def carry_on(self, *, stub_released: bool) -> Step[str | None]:
         """Finish a ``release-stub`` that a restart cut short.
 
@@ -276,7 +280,8 @@ class MississippiRun(RoundRun):
                     f"community card {index} may have been read before the service stopped: the shoe is not "
                     "asked again (it would read the next card)",
                     kind=ErrorKind.CONFLICT,
-                    hint="enter the card the reader passed to the table: reveal with its code",
+                    hint="enter the card the reader passed to the table: reveal with its code; if the reader passed "
+                    "no card, nobody can name it: void the round (a misdeal, cause unreadable-card)",
                 )
             if self.scan_announced != index:  # journal before the shoe acts: a SCAN takes a card from the stub
                 yield from append("decision", {"action": "scan-for-community", "community_index": index}, self.round_id)
@@ -350,4 +355,5 @@ class MississippiRun(RoundRun):
         except RuleViolation:  # settlement has begun: nothing left to deal, so nothing to void
             yield from self.resume()
             return
+        yield from self.alarm_in_doubt()
         yield from self._voided(record, **extra)

@@ -44,6 +44,8 @@ class ShoeFacts:
     """Why the shoe could not report that stack (with ``stack`` None)."""
     moved: dict[int, int | None] = field(default_factory=dict)
     """Each stack the shoe moved after the journal's last: the cards its stored result holds (None: unknown)."""
+    cards_remaining: int | None = None
+    """The cards the shoe holds now (its settled ``STATUS``; None: not reported)."""
 
 
 @dataclass(frozen=True)
@@ -82,16 +84,43 @@ def reconcile_step(run: RoundRun, facts: ShoeFacts, known: int) -> Step[Verdict]
                 yield from run.absorb(Stack(last, recovered))
             except RuleViolation as exc:
                 problem = f"stack {last} read back from the shoe does not fit the round: {exc.message}"
+    unnamed = 0 if problem is not None or run.terminal else _unnamed_cards(run, facts)
+    if unnamed:
+        problem = (
+            f"the shoe moved {unnamed} card(s) in this round that the journal does not name (its count now against "
+            "the count at the opening less the round's dispensed cards)"
+        )
+        yield from alarm("cards-unjournaled", problem, dispense_id=last or None, unjournaled=unnamed)
+        run.announced = None
+        yield from run.void(Irregularity.SHOE_DISCREPANCY, problem, alarm="cards-unjournaled",
+                            known_dispense_id=max(known, last))  # fmt: skip
+        return Verdict("void", max(known, last))
     if problem is None and not run.terminal:
         problem = yield from run.carry_on(stub_released=facts.stub_released)
     if problem is None:
         return Verdict(f"resumed to {run.state}", None)
+    run.announced = None  # the shoe's facts decide the announced stack: each one it moved is alarmed below
     for did in range(max(known + 1, last - 7), last + 1):  # stacks the shoe moved that the journal cannot hold
         moved = facts.moved.get(did)
         unjournaled = None if moved is None else max(0, moved - len(run.journaled_reads(did)))
         yield from alarm("stack-unreconciled", problem, dispense_id=did, unjournaled=unjournaled)
     yield from run.void(Irregularity.LINK_UNRECONCILED, problem, known_dispense_id=max(known, last))
     return Verdict("void", max(known, last))
+
+
+def _unnamed_cards(run: RoundRun, facts: ShoeFacts) -> int:
+    """Cards the shoe moved in this round beyond those the round's journal names from its dispenses.
+
+    The shoe's count now against its count at the opening (journaled then) less every dispensed card the
+    journal holds for the round (a stack read back just now included). A card the mechanism moved without
+    reporting it (the driver's cross-check raises it as an alarm, and a power cut can lose that alarm with
+    its commit) shows here, before the round resumes. Not asked once the stub is out (the stub count is the
+    check then), or when the round cannot say what the shoe held at its opening.
+    """
+    at_open = run.shoe_count_at_open()
+    if at_open is None or facts.cards_remaining is None or facts.stub_released:
+        return 0
+    return max(0, at_open - len(run.shoe_cards) - facts.cards_remaining)
 
 
 def _recoverable(run: RoundRun, facts: ShoeFacts, known: int) -> tuple[str | None, tuple[CardRead, ...] | None]:

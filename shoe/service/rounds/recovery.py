@@ -144,18 +144,30 @@ def reconcile(owner: Owner, run: RoundRun | None, client: ShoeClient) -> str:
     status = _settled_status(client, client.timeouts.dispense(8))
     known, last = owner.known_dispense_id, status.last_dispense_id
     if run is None or run.closed or run.terminal or not run.paused:
-        if run is None or run.closed:
-            owner.known_dispense_id = max(known, last)
+        if (run is None or run.closed) and last > known:
+            _alarm_unnamed(owner, client, known, last)
+            return "stacks-alarmed"
         return "nothing-to-reconcile"
     serial = client.identity.serial if client.identity else None
     stack, why = read_stack(client, last) if wants_stack(run, known, last, serial) else (None, "")
     # How many cards each stack beyond the journal's holds: the alarms' counts, should the round be void.
     moved = {did: _moved(client, did) for did in range(max(known + 1, last - 7), last + 1)}
-    facts = ShoeFacts(serial, last, status.state is ShoeState.STUB_RELEASED, stack, why, moved)
+    facts = ShoeFacts(serial, last, status.state is ShoeState.STUB_RELEASED, stack, why, moved, status.cards_remaining)
     verdict = drive(reconcile_step(run, facts, known), owner)
     if verdict.known_dispense_id is not None:
         owner.known_dispense_id = verdict.known_dispense_id
     return verdict.decision
+
+
+def _alarm_unnamed(owner: Owner, client: ShoeClient, known: int, last: int) -> None:
+    """No round is live and the shoe completed stacks the journal never named (a round voided while its
+    reconciliation could not reach the shoe): each one an alarm with its dispense id and its count of
+    cards, never adopted in silence; then the journal knows up to the shoe's last."""
+    for did in range(max(known + 1, last - 7), last + 1):  # at most 8, as reconciliation alarms them
+        moved = _moved(client, did)
+        detail = f"the shoe completed dispense {did}, which the journal never recorded (no round is live)"
+        owner.raise_alarm("stack-unjournaled", detail, dispense_id=did, unjournaled=moved)
+    owner.known_dispense_id = max(owner.known_dispense_id, last)
 
 
 def _moved(client: ShoeClient, dispense_id: int) -> int | None:

@@ -250,6 +250,42 @@ class RoundRun(ABC):
             yield from self.void(Irregularity.SHOE_DISCREPANCY, detail, alarm="cards-unjournaled",
                                  known_dispense_id=stack.dispense_id)  # fmt: skip
 
+    def alarm_in_doubt(self) -> Step[None]:
+        """Before a void is journaled: an alarm for each thing the round leaves in doubt, named, in this round's
+        journal (before its ``round-closed``, so before any next round opens).
+
+        - A stack announced (``stack-for-seat``) whose record never came: the shoe may have dispensed it
+          (a failure between the dispense and its entries, and no reconciliation since: the link failed
+          again, or the round is voided while paused). Its cards are in no ``card`` entry, so the void
+          alone would leave cards the shoe moved unaccounted for.
+        - A community card whose SCAN is in doubt (journaled as about to happen, its card never) and that
+          nobody entered: the reader may or may not have taken a card from the stub. The rules digest,
+          "Irregularities": a card the shoe cannot read may be identified by the dealer, "otherwise
+          misdeal"; the stub is then in doubt by one card.
+        """
+        stack, self.announced = self.announced, None
+        if stack is not None:
+            detail = (
+                f"stack {stack.get('number')} for {stack.get('target')} {stack.get('seat')} ({stack.get('size')} "
+                f"cards) of round {self.round_id} was announced and its record never journaled: the shoe may have "
+                "dispensed it, cards the journal may not name; compare the shoe's dispense count with the journal "
+                "before the next round"
+            )
+            yield from alarm("stack-in-doubt", detail)
+        index, self.scan_in_doubt = self.scan_in_doubt, None
+        if index is not None:
+            detail = (
+                f"community card {index} of round {self.round_id}: its SCAN is in doubt and no card was entered; "
+                "the round's stub may be one card short: check the stub and the reader before the next round"
+            )
+            yield from alarm("scan-in-doubt", detail)
+
+    def shoe_count_at_open(self) -> int | None:
+        """The cards the shoe held when the round opened, as journaled then; None where that count cannot
+        tell what the round dispensed since (unknown at the opening, cards loaded on top since). The default:
+        None."""
+        return None
+
     def carry_on(self, *, stub_released: bool) -> Step[str | None]:
         """After a resume: finish a command that a restart cut short between two journal entries.
 

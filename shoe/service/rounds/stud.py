@@ -152,6 +152,12 @@ class StudRun(RoundRun):
             )
         raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
 
+    def shoe_count_at_open(self) -> int | None:
+        """The stub the hand opened with; None once burn cards were reshuffled and loaded on top of it."""
+        count = self.opened.get("stub_size")
+        reloaded = any(isinstance(record, BurnsReshuffled) for record in self.hand.records)
+        return count if type(count) is int and not reloaded else None
+
     def accepts_load(self) -> bool:
         """The burn cards reshuffled into the stub for 7th street (N.J.A.C. 13:47-20.35(h)) are loaded into the
         shoe while the hand deals: due now, or just recorded and no card dealt since."""
@@ -274,6 +280,7 @@ class StudRun(RoundRun):
         if self.terminal:
             return
         returned = {str(s): c for s, c in sorted(self.hand.contributions.items())}
+        yield from self.alarm_in_doubt()
         data = {"action": "void", "cause": cause.value, "detail": detail, "returned": returned, **extra}
         yield from append("irregularity", data, self.round_id)
         self._void = data
