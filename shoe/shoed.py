@@ -24,17 +24,17 @@ from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drivers.transport import redact_port
 from shoe import logsetup  # before any module that imports structlog: it imports it without rich
-from shoe.api.starting import Starting
+from shoe.api.starting import PendingService, Starting
 from shoe.journal import JournalError
 from shoe.journal.lock import JournalLock, JournalLocked
 from shoe.service.config.settings import LEVELS, ConfigError, ServiceConfig, load_config
-from shoe.service.core import TableService
-from shoe.service.notify import Notifier, Watchdog
-from shoe.service.verify.integrity import ProgramRefused
+
+if TYPE_CHECKING:
+    from shoe.service.core import TableService
 
 __all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
 
@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def bind_api(service: TableService, config: ServiceConfig, starting: Any = None) -> Any | None:
+def bind_api(service: Any, config: ServiceConfig, starting: Any = None) -> Any | None:
     """The HTTP layer bound (not yet serving), when ``shoe.api`` is installed; ``None`` otherwise.
     ``starting`` (``shoe.api.starting.Starting``): it may serve before the service is ready."""
     try:
@@ -138,18 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = False) -> int:
     """Run the service (and its HTTP layer) until ``stop`` is set; the exit code (:class:`Exit`)."""
-    notifier = Notifier()
-    service = TableService(config)
-    ended = threading.Event()  # the owner thread ended by itself: the service died
-
-    def owner_ended() -> None:
-        ended.set()
-        stop.set()
-
-    service.on_owner_end = owner_ended
     starting = Starting(table=config.table, journal=str(config.journal))
+    pending = PendingService(config)  # the service is built once the first status is served: its imports wait
     try:  # bind first: a taken port is refused before the journal is opened or the shoe connected
-        api = bind_api(service, config, starting)
+        api = bind_api(pending, config, starting)
     except OSError as exc:
         log.error("cannot start: the HTTP address cannot be bound", error=str(exc))
         print(f"shoed: cannot start: {bind_problem(config, exc)}", file=sys.stderr)
@@ -171,6 +163,22 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     if api is not None:  # GET /v1/status answers from now on; every other route 503 starting (shoe.api.starting)
         api.start()
         log.info("service starting", table=config.table, http=url)
+    starting.at("loading")
+    from shoe.service.core import TableService  # the owner, the rounds, the rules engine: after the first status
+    from shoe.service.notify import Notifier, Watchdog
+    from shoe.service.verify.integrity import ProgramRefused
+
+    notifier = Notifier()
+    service = TableService(config)
+    ended = threading.Event()  # the owner thread ended by itself: the service died
+
+    def owner_ended() -> None:
+        ended.set()
+        stop.set()
+
+    service.on_owner_end = owner_ended
+    if api is not None:
+        api.attach(service)
     try:
         starting.at("journal-and-shoe")
         service.start(new_journal=new_journal, lock=lock)

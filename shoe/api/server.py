@@ -268,6 +268,15 @@ class ApiServer:
         )
         return self
 
+    def attach(self, service: Service) -> None:
+        """The service built after the server (``shoed``, which serves its first status before): it replaces the
+        ``shoe.api.starting.PendingService`` given at construction, and takes the followers kept there."""
+        pending, self.service = self.service, service
+        for follower in getattr(pending, "followers", ()):
+            service.follow_journal(follower)  # type: ignore[attr-defined]
+        if hasattr(pending, "service"):
+            pending.service = service
+
     def ready(self) -> None:
         """The service is ready: every route answers from now on, on the same socket; the report's summary starts."""
         if self.starting is None or self.starting.is_ready:

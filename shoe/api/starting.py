@@ -17,7 +17,7 @@ from typing import Any
 
 from shoe.version import version
 
-__all__ = ["STATES", "Starting"]
+__all__ = ["STATES", "PendingService", "Starting"]
 
 STATES = ("starting", "ready", "stopped")
 RETRY_AFTER_S = 1
@@ -72,3 +72,26 @@ class Starting:
         """The message and headers of the ``503 starting`` every other route answers meanwhile."""
         message = f"the service is starting ({self.step}); retry in a moment, GET /v1/status says when it is ready"
         return message, {"Retry-After": str(RETRY_AFTER_S)}
+
+
+class PendingService:
+    """What the server holds for the service before ``shoed`` builds it (after its first status: the service's
+    modules are the larger part of the start's imports): its configuration, and what is to be handed over."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.followers: list[Any] = []
+        self.service: Any = None
+
+    def follow_journal(self, follower: Any) -> None:
+        """Kept, and given to the service at ``ApiServer.attach`` (the report's summary)."""
+        self.followers.append(follower)
+
+    def journal_people(self, data: Any, by: Any) -> None:
+        """The people desk's journal (``shoe.api.people_routes.open_people``): the service's once it is built."""
+        if self.service is None:
+            from shoe.service.errors import ErrorKind, ServiceError
+
+            raise ServiceError("starting", "the service is starting", kind=ErrorKind.UNAVAILABLE,
+                               hint="retry in a moment: GET /v1/status says when it is ready")  # fmt: skip
+        self.service.journal_people(data, by)

@@ -154,10 +154,15 @@ def test_status_answers_while_starting_and_the_rest_waits_then_all_of_it_works(
 ) -> None:
     gate, shoed, url = gated
     conn = _conn(url)  # one keep-alive connection, opened while starting and kept across the hand-over
-    status, _, body = _get(conn, "/v1/status")
-    assert status == 200
-    assert body["service"]["state"] == "starting"
-    assert body["service"]["step"] == "journal-and-shoe"
+    steps: list[str] = []
+    deadline = time.monotonic() + WAIT_S
+    while not steps or steps[-1] != "journal-and-shoe":  # held there: the shoe says nothing until the gate opens
+        assert time.monotonic() < deadline, steps
+        status, _, body = _get(conn, "/v1/status")
+        assert (status, body["service"]["state"], body["service"]["running"]) == (200, "starting", False)
+        assert body["service"]["journal_seq"] is None and body["shoe"]["link"] == "down"
+        steps.append(body["service"]["step"])
+    assert set(steps) <= {"loading", "journal-and-shoe"}
     status, headers, body = _get(conn, "/v1/round")
     assert (status, body["error"]["code"], headers["Retry-After"]) == (503, "starting", "1")
     gate.open()
