@@ -182,6 +182,13 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     try:
         starting.at("journal-and-shoe")
         service.start(new_journal=new_journal, lock=lock)
+    except JournalLocked as exc:  # the journal file itself held under another name (a second hard link)
+        log.error("cannot start: the journal is in use", error=str(exc), holder=exc.holder)
+        print(f"shoed: cannot start: {exc}", file=sys.stderr)
+        starting.stopped()
+        _close(api)
+        lock.release()
+        return Exit.CONFIG
     except (JournalError, OSError, ProgramRefused) as exc:
         log.error("cannot start", error=str(exc))
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
