@@ -43,7 +43,8 @@ def main() -> None:
             decode_row(rounds=5 if quick else 21)
             encode_and_mac_rows(rounds=5 if quick else 21)
         if args.only in (None, "service"):
-            service_rows(tmp, blocks=3, rounds=5 if quick else 30, idle_s=5.0 if quick else 10.0)
+            service_rows(tmp, blocks=3, rounds=5 if quick else 30, idle_s=5.0 if quick else 10.0,
+                         big_entries=5_000 if quick else 50_000)  # fmt: skip
         if args.only in (None, "games"):
             stud_row(blocks=3 if quick else 7, hands=20 if quick else 100)
             hand_rows(quick=quick)

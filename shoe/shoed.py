@@ -24,16 +24,17 @@ from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drivers.transport import redact_port
 from shoe import logsetup  # before any module that imports structlog: it imports it without rich
+from shoe.api.starting import PendingService, Starting
 from shoe.journal import JournalError
-from shoe.journal.lock import JournalLocked
+from shoe.journal.lock import JournalLock, JournalLocked
 from shoe.service.config.settings import LEVELS, ConfigError, ServiceConfig, load_config
-from shoe.service.core import TableService
-from shoe.service.notify import Notifier, Watchdog
-from shoe.service.verify.integrity import ProgramRefused
+
+if TYPE_CHECKING:
+    from shoe.service.core import TableService
 
 __all__ = ["EXIT_MEANING", "Exit", "build_parser", "main", "serve"]
 
@@ -84,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def bind_api(service: TableService, config: ServiceConfig) -> Any | None:
-    """The HTTP layer bound (not yet serving), when ``shoe.api`` is installed; ``None`` otherwise."""
+def bind_api(service: Any, config: ServiceConfig, starting: Any = None) -> Any | None:
+    """The HTTP layer bound (not yet serving), when ``shoe.api`` is installed; ``None`` otherwise.
+    ``starting`` (``shoe.api.starting.Starting``): it may serve before the service is ready."""
     try:
         from shoe.api import ApiServer
     except ImportError:
@@ -94,7 +96,7 @@ def bind_api(service: TableService, config: ServiceConfig) -> Any | None:
     from shoe.api.people_routes import open_people
 
     return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens,
-                     people=open_people(service, config))  # fmt: skip
+                     people=open_people(service, config), starting=starting)  # fmt: skip
 
 
 def bind_problem(config: ServiceConfig, exc: OSError) -> str:
@@ -136,6 +138,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = False) -> int:
     """Run the service (and its HTTP layer) until ``stop`` is set; the exit code (:class:`Exit`)."""
+    starting = Starting(table=config.table, journal=str(config.journal))
+    pending = PendingService(config)  # the service is built once the first status is served: its imports wait
+    try:  # bind first: a taken port is refused before the journal is opened or the shoe connected
+        api = bind_api(pending, config, starting)
+    except OSError as exc:
+        log.error("cannot start: the HTTP address cannot be bound", error=str(exc))
+        print(f"shoed: cannot start: {bind_problem(config, exc)}", file=sys.stderr)
+        return Exit.CANNOT_START
+    try:  # then the journal's lock: a second shoed on this journal is refused before it answers anything
+        starting.at("journal-lock")
+        lock = JournalLock.acquire(config.journal)
+    except JournalLocked as exc:
+        log.error("cannot start: the journal is in use", error=str(exc), holder=exc.holder)
+        print(f"shoed: cannot start: {exc}", file=sys.stderr)
+        _close(api)
+        return Exit.CONFIG
+    except JournalError as exc:
+        log.error("cannot start", error=str(exc))
+        print(f"shoed: cannot start: {exc}", file=sys.stderr)
+        _close(api)
+        return Exit.CANNOT_START
+    url = getattr(api, "url", None)
+    if api is not None:  # GET /v1/status answers from now on; every other route 503 starting (shoe.api.starting)
+        api.start()
+        log.info("service starting", table=config.table, http=url)
+    starting.at("loading")
+    from shoe.service.core import TableService  # the owner, the rounds, the rules engine: after the first status
+    from shoe.service.notify import Notifier, Watchdog
+    from shoe.service.verify.integrity import ProgramRefused
+
     notifier = Notifier()
     service = TableService(config)
     ended = threading.Event()  # the owner thread ended by itself: the service died
@@ -145,28 +177,29 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
         stop.set()
 
     service.on_owner_end = owner_ended
-    try:  # bind first: a taken port is refused before the journal is opened or the shoe connected
-        api = bind_api(service, config)
-    except OSError as exc:
-        log.error("cannot start: the HTTP address cannot be bound", error=str(exc))
-        print(f"shoed: cannot start: {bind_problem(config, exc)}", file=sys.stderr)
-        return Exit.CANNOT_START
+    if api is not None:
+        api.attach(service)
     try:
-        service.start(new_journal=new_journal)
-    except JournalLocked as exc:
+        starting.at("journal-and-shoe")
+        service.start(new_journal=new_journal, lock=lock)
+    except JournalLocked as exc:  # the journal file itself held under another name (a second hard link)
         log.error("cannot start: the journal is in use", error=str(exc), holder=exc.holder)
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
+        starting.stopped()
         _close(api)
+        lock.release()
         return Exit.CONFIG
     except (JournalError, OSError, ProgramRefused) as exc:
         log.error("cannot start", error=str(exc))
         print(f"shoed: cannot start: {exc}", file=sys.stderr)
+        starting.stopped()
         _close(api)
+        lock.release()  # released by the journal's close already when the boot got that far; twice is harmless
         return Exit.CANNOT_START
+    starting.at("floor")
     shipper = start_shipper(service, config)
     if api is not None:
-        api.start()
-    url = getattr(api, "url", None)
+        api.ready()
     notifier.ready(f"serving table {config.table}" + (f" on {url}" if url else ""))
     log.info(
         "service ready", table=config.table, journal=str(config.journal), shoe=redact_port(config.shoe_port), http=url
@@ -181,6 +214,7 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     if died:
         log.error("the owner thread died; exiting")
     notifier.stopping()
+    starting.stopped()
     watchdog.stop()
     _close(api)
     service.stop()

@@ -34,6 +34,7 @@ STATUS_CODES: Mapping[str, int] = {
     "unsupported-media-type": 415,
     "internal": 500,
     "unavailable": 503,
+    "starting": 503,
 }
 
 

@@ -43,6 +43,7 @@ __all__ = ["MAX_BODY", "Handler"]
 
 MAX_BODY = 64 * 1024
 EVENTS_PATH = "/v1/events"  # the one streaming route: it holds a stream slot, not a connection slot
+STATUS_PATH = "/v1/status"  # answered while the service starts (shoe.api.starting)
 PEOPLE_PATH = "/v1/people"  # managing employees: a configuration technician token may, even with require_sign_in
 log = structlog.get_logger("shoe.api")
 _stdlog = logging.getLogger("shoe.api")  # structlog's stdlib logger of the same name: its level decides
@@ -219,6 +220,12 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             raise ApiError("method-not-allowed", f"{url.path} takes {allow}", headers={"Allow": allow})
         acting = route.method == "POST" and not route.path.startswith(PEOPLE_PATH)  # managing people: bootstrap
         self._role, principal = api.auth.authorize(self.headers.get("Authorization"), route.roles, acting=acting)
+        starting = api.starting
+        if starting is not None and not starting.is_ready:  # after Host, Origin and token: refused as ever
+            if route.method in ("GET", "HEAD") and route.path == STATUS_PATH:
+                return Reply(body=json_bytes(starting.status()))
+            message, headers = starting.refusal()
+            raise ApiError("starting", message, headers=headers)
         if route.path == EVENTS_PATH:
             self._to_stream()
         params = None
@@ -237,6 +244,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             people=api.auth.people,
             client=str(self.client_address[0]),
             report=api.report,
+            starting=api.starting,
         )
         return route.handler(request)
 

@@ -28,7 +28,8 @@ SERVICE_STATUSES: dict[int, str] = {
     404: "Nothing to act on (no round is open)",
     409: "Refused in the current state (out of turn, a round is live for maintenance; an event cursor ahead of "
     "the journal); `rule` cites the regulation where one applies",
-    503: "The shoe or the service cannot do it now (a fault, a lost link); `hint` says what to do",
+    503: "The shoe or the service cannot do it now (a fault, a lost link; `starting` with `Retry-After: 1` while "
+    "shoed starts); `hint` says what to do",
 }
 ERROR_STATUSES: dict[int, str] = {
     **SERVICE_STATUSES,
@@ -78,6 +79,26 @@ SHOE_COUNTERS: dict[str, str] = {
 }
 """The fields of a COUNTERS response (shoe.present.counters), each u32, lifetime, non-volatile."""
 _SUCCESS_CONTENT: dict[str, dict[str, Any]] = {
+    "/v1/status": {"application/json": {"schema": {
+        "type": "object", "required": ["service", "shoe"],
+        "description": "While shoed starts (shoe.api.starting) the service is `starting` and names its `step`; the "
+        "journal is not read yet (`journal_seq` null) and the shoe not connected (`link` down). Every other route "
+        "answers `503 starting` with `Retry-After: 1` until `state` is `ready`.",
+        "properties": {
+            "service": {
+                "type": "object", "required": ["state", "step", "running"],
+                "properties": {
+                    "state": {"enum": ["starting", "ready", "stopped"]},
+                    "step": {"type": "string", "description": "listening, journal-lock, loading, journal-and-shoe, "
+                             "floor while starting; serving once ready"},
+                    "running": {"type": "boolean"},
+                    "journal_seq": {"type": ["integer", "null"]},
+                },
+            },
+            "shoe": {"type": "object", "required": ["link"], "properties": {
+                "link": {"enum": ["up", "down", "reconnecting"]}}},
+        },
+    }}},
     "/v1/round": {"application/json": {"schema": {
         "type": "object", "required": ["round"],
         "properties": {"round": {"type": ["object", "null"], "description": "null when no round is open"}},
@@ -180,6 +201,8 @@ _LINKS: dict[str, dict[str, dict[str, Any]]] = {
 
 def _error_statuses(route: Route) -> list[int]:
     statuses = [500]
+    if route.path != "/v1/status":  # 503 starting (Retry-After: 1) on every other route while shoed starts
+        statuses.append(503)
     if route.roles:
         statuses += [401, 403]
     if route.method == "POST":

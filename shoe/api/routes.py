@@ -66,6 +66,7 @@ class Request:
     people: Any = None  # shoe.people.desk.People, when the server has the employees store
     client: str = ""  # the client's address (sign-in back-off is counted per address)
     report: Any = None  # shoe.api.report.ReportSummary: the server's summary of its service's journal
+    starting: Any = None  # shoe.api.starting.Starting: the start's phase, when shoed serves before it is ready
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,11 @@ def _json(value: object, status: int = 200, headers: Mapping[str, str] | None = 
 
 
 def _status(req: Request) -> Reply:
-    return _json(req.service.health())
+    health = req.service.health()
+    phase = req.starting.view() if req.starting is not None else {"state": "ready", "step": "serving"}
+    if isinstance(health.get("service"), dict):  # shoe.api.starting: the same two fields from the start on
+        health["service"] = {**health["service"], **phase}
+    return _json(health)
 
 
 def _round(req: Request) -> Reply:

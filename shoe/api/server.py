@@ -35,6 +35,7 @@ from shoe.api.metrics import ApiCounters
 from shoe.api.origin import HostCheck
 from shoe.api.report import ReportSummary
 from shoe.api.routes import Service
+from shoe.api.starting import Starting
 from shoe.api.waiting import WaitingRoom
 from shoe.api.workers import Workers
 from shoe.service import Role
@@ -221,6 +222,7 @@ class ApiServer:
         tokens: Mapping[str, Role] | None = None,
         limits: Limits | None = None,
         people: People | None = None,
+        starting: Starting | None = None,
     ) -> None:
         tokens = dict(tokens or {})
         check_bind(host, tokens)
@@ -230,6 +232,7 @@ class ApiServer:
         self.counters = ApiCounters()
         self.refusals = RefusalLog(self.counters)
         self.stopping = threading.Event()
+        self.starting = starting  # set: serve before the service is ready, status only (shoe.api.starting)
         self.report = _follow(service)
         self._httpd = _HTTPServer((host, port), self)
         self.hosts = HostCheck(host, self.address[1])
@@ -246,9 +249,10 @@ class ApiServer:
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def start(self) -> ApiServer:
-        """Serve; the report's summary starts its rebuild now (the service has opened its journal by then)."""
+        """Serve; the report's summary starts its rebuild now (the service has opened its journal by then),
+        or at :meth:`ready` when the server serves a starting service (``starting``)."""
         self._httpd.room.start()
-        if self.report is not None:
+        if self.report is not None and (self.starting is None or self.starting.is_ready):
             self.report.start()
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="shoe-api", daemon=True)
         self._thread.start()
@@ -263,6 +267,23 @@ class ApiServer:
             request_s=limits.request_s,
         )
         return self
+
+    def attach(self, service: Service) -> None:
+        """The service built after the server (``shoed``, which serves its first status before): it replaces the
+        ``shoe.api.starting.PendingService`` given at construction, and takes the followers kept there."""
+        pending, self.service = self.service, service
+        for follower in getattr(pending, "followers", ()):
+            service.follow_journal(follower)  # type: ignore[attr-defined]
+        if hasattr(pending, "service"):
+            pending.service = service
+
+    def ready(self) -> None:
+        """The service is ready: every route answers from now on, on the same socket; the report's summary starts."""
+        if self.starting is None or self.starting.is_ready:
+            return
+        self.starting.ready()
+        if self.report is not None:
+            self.report.start()
 
     def stop(self, grace: float = 5.0) -> None:
         """Stop accepting, end event streams and idle keep-alive connections, and wait (bounded)."""

@@ -24,8 +24,35 @@ with docs/service.md and docs/architecture.md.
 | (``shoe.shoed``) | the ``shoed`` entry point, above this package and ``shoe.api`` |
 """
 
-from shoe.service.config.settings import ConfigError, ServiceConfig, load_config
-from shoe.service.core import TableService
-from shoe.service.errors import Role, ServiceError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shoe.service.config.settings import ConfigError, ServiceConfig, load_config
+    from shoe.service.core import TableService
+    from shoe.service.errors import Role, ServiceError
 
 __all__ = ["ConfigError", "Role", "ServiceConfig", "ServiceError", "TableService", "load_config"]
+
+# Imported when first asked for (PEP 562): ``shoed`` reads its configuration and serves its first status
+# before the owner, the rounds and the rules engine are imported (``from shoe.service import Role`` alone
+# imported all of them).
+_WHERE = {
+    "ConfigError": "shoe.service.config.settings",
+    "ServiceConfig": "shoe.service.config.settings",
+    "load_config": "shoe.service.config.settings",
+    "TableService": "shoe.service.core",
+    "Role": "shoe.service.errors",
+    "ServiceError": "shoe.service.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shoe.service' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -10,15 +10,13 @@ would: no stop entry, journal and link closed under it.
 from __future__ import annotations
 
 import copy
-import functools
 import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -39,6 +37,10 @@ from shoe.service.owner import Command, Owner, ShoeItem
 from shoe.service.rounds.mississippi import MississippiRun
 from shoe.service.rounds.run import RoundRun
 from shoe.service.rounds.stud import StudRun
+from shoe.version import version
+
+if TYPE_CHECKING:
+    from shoe.journal.lock import JournalLock
 
 __all__ = ["GAMES", "TableService"]
 
@@ -52,13 +54,6 @@ TABLES_AFTER_S = 1.0  # the hand tables are built this long after READY (TableSe
 TICK_S = 2.0  # the longest the owner sleeps; it wakes sooner when work is due (Owner.next_command)
 
 
-@functools.cache
-def _version() -> str:
-    """The installed version, read once (each ``/v1/status`` asked importlib.metadata, which reads the files)."""
-    try:
-        return metadata.version("shoe-controller")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 class TableService:
@@ -92,16 +87,19 @@ class TableService:
 
     # -- life --------------------------------------------------------------------------------------
 
-    def start(self, *, new_journal: bool = False) -> None:
+    def start(self, *, new_journal: bool = False, lock: JournalLock | None = None) -> None:
         """Lock and open the journal, open the shoe, recover, start the owner thread; return when ready.
 
         ``new_journal``: start even on a journal the lock file's marker says is not the one used here
         (missing, another chain, shorter); journaled in the start entry. Raises ``JournalLocked`` when
-        another process holds the journal.
+        another process holds the journal. ``lock``: the journal's lock, already taken (``shoed`` takes it
+        before it serves its first status); released with the journal.
         """
         if self._thread is not None:
             raise RuntimeError("TableService.start() called twice")
         self._owner.sink.new_journal = new_journal
+        if lock is not None:
+            self._owner.sink.lock = lock
         self._started = time.monotonic()
         self._thread = threading.Thread(target=self._main, name="shoed-owner", daemon=True)
         self._thread.start()
@@ -294,7 +292,7 @@ class TableService:
         shown = self._owner.shown
         return {
             "service": {
-                "version": _version(),
+                "version": version(),
                 "uptime_s": round(time.monotonic() - self._started, 3),
                 "journal": str(self.config.journal),
                 "journal_seq": self._feed.latest,

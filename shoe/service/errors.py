@@ -9,10 +9,12 @@ API maps each kind to a status (``shoe.api.errors.KIND_STATUS``).
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from drivers.errors import ShoeError, ShoeFault, ShoeProtocolError
-from shoe.rules.errors import RuleViolation
-from shoe.service.journal.secrecy import scrub_text
+
+if TYPE_CHECKING:  # imported when used: shoed serves its first status before the rules engine is imported
+    from shoe.rules.errors import RuleViolation
 
 __all__ = ["BAD_INPUT_CODES", "ErrorKind", "Role", "ServiceError", "from_rule", "from_shoe"]
 
@@ -67,6 +69,8 @@ class ServiceError(Exception):
         rule: str | None = None,
         hint: str | None = None,
     ) -> None:
+        from shoe.service.journal.secrecy import scrub_text  # the rules' card vocabulary: imported on first use
+
         self.code = code
         self.message = scrub_text(message)
         self.rule = rule or None

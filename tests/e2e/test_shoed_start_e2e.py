@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,10 +93,12 @@ def _wait_status(url: str, proc: subprocess.Popen[str]) -> dict[str, object]:
         assert proc.poll() is None, proc.communicate(timeout=5)
         try:
             with urllib.request.urlopen(url + "/v1/status", timeout=2) as reply:
-                status: dict[str, object] = json.load(reply)
+                status: dict[str, Any] = json.load(reply)
+            if status["service"].get("state") != "starting":  # status answers from the start: wait for ready
                 return status
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     raise AssertionError(f"no answer at {url} in {START_TIMEOUT_S} s")
 
 

@@ -19,7 +19,6 @@ from enum import Enum
 from typing import Any
 
 from shoe.journal import JournalError
-from shoe.service.journal.secrecy import project
 
 __all__ = ["KEPT", "EventFeed", "Held", "json_bytes"]
 
@@ -98,6 +97,8 @@ class EventFeed:
         it, none twice, none lost. An entry that projects to no event of its own (a hidden card) sends the
         view alone, as an event of that type with the entry's cursor.
         """
+        from shoe.service.journal.secrecy import project  # the rules' records: imported by the first entry
+
         events = project(seq, ts, kind, round_id, data)
         for view in also:
             name = str(view.get("type"))
@@ -143,6 +144,8 @@ class EventFeed:
                 for seq, ts, kind, round_id, data in read():
                     if seq > upto:
                         break
+                    from shoe.service.journal.secrecy import project
+
                     held.extend(_held(event) for event in project(seq, ts, kind, round_id, data))
             except JournalError:  # closed under a stop: resume from the oldest held, as a too-old cursor does
                 held.clear()

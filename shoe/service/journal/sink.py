@@ -70,7 +70,8 @@ class JournalSink:
 
     def open(self) -> tuple[JournalFacts, dict[str, Any]]:
         """Lock and open the journal, learn what it knows, give the feed its history; the facts and what was adopted."""
-        self.lock = JournalLock.acquire(self.config.journal)
+        if self.lock is None:  # shoed takes it before it serves (TableService.start(lock=...))
+            self.lock = JournalLock.acquire(self.config.journal)
         self.journal, adopted = open_checked(self.config.journal, self.lock, new_journal=self.new_journal)
         facts = scan_journal(self.journal)
         self.known_dispense_id, self.last_event = facts.known_dispense_id, facts.resume
