@@ -125,7 +125,8 @@ const feed = new EventFeed({
   headers: authHeaders,
   resumeFrom: async () => {
     const status = await api("GET", "/v1/status");
-    return Math.max(0, status.service.journal_seq - 60); // the round's last steps for the history, then live
+    const seq = status.service.journal_seq; // null while the service starts: asked again on the next try
+    return seq === null || seq === undefined ? null : Math.max(0, seq - 60); // the round's last steps for the history, then live
   },
   onUnauthorized: () => askToken("Dealer", "Enter the dealer's token to use this screen."),
   onOpen: () => { refreshRound(); refreshStatus(); refreshDeck(); },

@@ -14,7 +14,8 @@ export class EventFeed {
   /**
    * path: the stream's path; headers(): extra request headers (the token);
    * onEvent(type, event); onState(state); onOpen(): each (re)connection, before any event (re-fetch views);
-   * resumeFrom(): async, the cursor to start after when there is none (null: what the service holds);
+   * resumeFrom(): async, the cursor to start after when there is none (null: the service has none to give yet,
+   *   as while it starts: asked again before the next attempt, never a stream from its oldest event);
    * onUnauthorized(): async, resolves once a new token is stored.
    */
   constructor({ path = "/v1/events", headers = () => ({}), onEvent, onState, onOpen, resumeFrom, onUnauthorized }) {
@@ -65,7 +66,9 @@ export class EventFeed {
     while (!this.stopped) {
       this.setState(this.everLive ? "reconnecting" : "connecting");
       if (this.cursor === null && this.resumeFrom) {
-        try { this.cursor = await this.resumeFrom(); } catch { /* the connection attempt tells */ }
+        let answered = false;
+        try { this.cursor = await this.resumeFrom(); answered = true; } catch { /* the connection attempt tells */ }
+        if (answered && this.cursor === null) { await this.sleep(250); continue; }
       }
       const outcome = await this.connectOnce();
       if (this.stopped) break;

@@ -93,7 +93,8 @@ const feed = new EventFeed({
   headers: authHeaders,
   resumeFrom: async () => {
     const status = await api("GET", "/v1/status");
-    return Math.max(0, status.service.journal_seq - 30); // the last few events, then live
+    const seq = status.service.journal_seq; // null while the service starts: asked again on the next try
+    return seq === null || seq === undefined ? null : Math.max(0, seq - 30); // the last few events, then live
   },
   onUnauthorized: () => askToken("Technician", "Enter the technician's token to use this page."),
   onOpen: () => { refreshSoon(); refreshShoeCounters(); },
