@@ -131,7 +131,8 @@ def _get(conn: http.client.HTTPConnection, path: str, headers: dict[str, str] | 
 
 @pytest.fixture
 def gated(tmp_path: Path) -> Iterator[tuple[ShoeGate, Shoed, str]]:
-    server = serve_tcp(EmulatedShoe(EmulatorConfig(seed=7)))
+    emulated = EmulatedShoe(EmulatorConfig(seed=7))
+    server = serve_tcp(emulated)
     gate = ShoeGate(server.address)
     shoed = Shoed(f"socket://127.0.0.1:{gate.port}", tmp_path / "journal.sqlite")
     try:
@@ -142,6 +143,7 @@ def gated(tmp_path: Path) -> Iterator[tuple[ShoeGate, Shoed, str]]:
         assert shoed.close() == 0
         gate.close()
         server.close()
+        emulated.close()  # its timer thread, started by a deck load
 
 
 def _conn(url: str) -> http.client.HTTPConnection:
@@ -201,3 +203,25 @@ def test_a_second_shoed_on_the_journal_is_refused_while_the_first_starts(
         events.append(line.get("event"))
     assert "cannot start: the journal is in use" in events
     assert "service starting" not in events  # it never served
+
+
+def test_a_shift_started_with_shoed_waits_until_it_is_ready(gated: tuple[ShoeGate, Shoed, str]) -> None:
+    """``bench/shift`` run right after ``shoed`` (the README's order) meets the status that answers while the
+    service starts: it waits, says so, and deals once the service is ready, instead of failing on a 503."""
+    gate, _, url = gated
+    shift = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "shift"), "--http", url.removeprefix("http://"), "--rounds", "1",
+         "--seats", "1", "--load", "--json", "--timeout", str(WAIT_S)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(1.0)  # the shift has asked for the status and found the service starting
+        assert shift.poll() is None, shift.communicate()
+        gate.open()
+        out, err = shift.communicate(timeout=WAIT_S * 2)
+    finally:
+        if shift.poll() is None:
+            shift.kill()
+            shift.communicate()
+    assert shift.returncode == 0, (out, err)
+    assert "shoed is starting" in err and json.loads(out)["rounds"] == 1, (out, err)
