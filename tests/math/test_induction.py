@@ -68,3 +68,21 @@ def test_a_small_deck_keeps_only_the_suit_renamings_it_has(codes: str, renamings
     assert len(suit_group(deck)) == renamings
     odds = line_odds(MISSISSIPPI_MINIMUM)
     assert analyse(odds, Ties.PREFER_BET, deck).outcomes == analyse(odds, Ties.PREFER_BET, deck, plain=True).outcomes
+
+
+
+@pytest.mark.parametrize("block", [1, 3, 7])
+def test_the_last_card_ranked_in_blocks_gives_the_same_tree(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    """The class tree ranks the fourth street's completions a block of representatives at a time (to bound
+    its memory); any block size, including ones that split the representatives unevenly, gives the counts
+    of all of them ranked at once (``by_classes`` itself is not cached; ``analyse`` is)."""
+    from shoe.math import suits
+
+    for codes in (MIXED, TRIPS):
+        deck = tuple(c.index for c in parse_cards(codes))
+        whole = suits.by_classes(deck)
+        monkeypatch.setattr(suits, "FINAL_BLOCK", block)
+        blocks = suits.by_classes(deck)
+        monkeypatch.undo()
+        assert whole.nodes[2] > block, "the blocks must split the representatives"
+        assert blocks.nodes == whole.nodes and (blocks.count4 == whole.count4).all()
