@@ -1,4 +1,4 @@
-"""Rows 4-5 and 8-9, 11 of issue 16's table (``bench/goals.py``): the real ``shoed`` on the instant
+"""The service's rows of the performance goals' table (``bench/goals.py``, docs/performance.md): the real ``shoed`` on the instant
 emulator's pty, over HTTP, one connection per request, no event stream.
 
 - rounds/s against the bound this disk sets: WAL ``synchronous=FULL`` commits per second (an SQLite

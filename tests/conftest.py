@@ -1,5 +1,5 @@
 """Suite-wide isolation: fresh logging for each test, and no thread, listening socket or child process left
-behind by one (issue 11 point 10).
+behind by one: a shift runs unattended, so nothing a test starts may outlive it unnoticed.
 
 ``_no_leaks`` compares the process before and after each test, once the test's own fixtures are torn
 down: threads alive, listening sockets (TCP and Unix) among the process's file descriptors, and child

@@ -1,4 +1,4 @@
-"""A lying or broken shoe is not believed (issue 10, break 8; SPEC §6 "What the host checks").
+"""A lying or broken shoe is not believed (SPEC §6 "What the host checks").
 
 Each test puts a man in the middle (``drivers.emulator.mitm``) between the client and an emulated shoe:
 valid frames, correct CRCs, rewritten or injected. What the shoe really did is read from the emulator

@@ -1,4 +1,4 @@
-"""``shoed`` starting as a new user starts it, through the real process (issue 12, section 2, items 2, 9, 11, 13).
+"""``shoed`` starting as a new user starts it, through the real process.
 
 - a malformed shoe port (``emu://?jam=3``, a misspelt scheme or option) is refused at start: exit 2, one
   line naming the key and the fix, nothing journaled, no retrying;

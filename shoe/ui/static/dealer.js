@@ -168,7 +168,7 @@ function describe(type, e) {
 function remember(type, event) {
   const text = event.round_id ? describe(type, event) : null;
   if (!text || S.history.some((x) => x.cursor === event.cursor)) return;
-  const by = event.by && event.by.name ? ` · ${event.by.name}` : ""; // who did it (issue 13)
+  const by = event.by && event.by.name ? ` · ${event.by.name}` : ""; // who did it: every entry names the employee whose command made it
   S.history.unshift({ cursor: event.cursor, round: event.round_id, text: text + by });
   S.history.length = Math.min(S.history.length, 30);
 }
@@ -576,7 +576,7 @@ function renderBanners(v) {
     out.push(banner("warn", "Link", S.feed === "reconnecting" ? "Reconnecting to the table service…" : "Connecting to the table service…",
       "Actions are paused until this screen is back in step with the table. Do not deal by hand.", { id: "reconnecting" }));
   }
-  const integrity = S.health?.integrity?.alarm; // program or firmware verification failed (issue 17)
+  const integrity = S.health?.integrity?.alarm; // program or firmware verification failed
   if (integrity) {
     const what = integrity.cause === "program-mismatch" ? "The table software failed verification" : "The shoe's firmware is not approved";
     out.push(banner("alert", "Verification", `${what}: no new round opens`, "Call a technician: they check it and acknowledge it.", { id: "integrity" }));

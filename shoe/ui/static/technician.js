@@ -183,7 +183,7 @@ function uptime(seconds) {
   return d ? `${d} d ${hh} h` : hh ? `${hh} h ${mm} min` : `${mm} min ${s % 60} sec`;
 }
 
-// Program and firmware verification (issue 17): the software identity, the firmware's verdict, an alarm waiting.
+// Program and firmware verification: the software identity, the firmware's verdict, an alarm waiting.
 function integrityRows(integrity) {
   const program = integrity?.program, firmware = integrity?.firmware, alarm = integrity?.alarm;
   return [
@@ -193,7 +193,7 @@ function integrityRows(integrity) {
   ];
 }
 
-// The casino floor (issue 14, docs/floor.md): how far the central copy has acknowledged this journal.
+// The casino floor (docs/floor.md): how far the central copy has acknowledged this journal.
 function floorRows(floor) {
   if (!floor) return [];  // no [floor] section: nothing is shipped
   const lag = floor.lag_entries ? `${floor.lag_entries} entries, ${Math.round(floor.lag_seconds)} s behind` : "caught up";
