@@ -97,7 +97,7 @@ class Link:
         self._on_event = on_event
         self._on_notice = on_notice
         self._auto_reconnect = auto_reconnect
-        self._deframer = MessageReader()  # the reader's one pass (``read``); the handshake's ``feed``
+        self._reader = MessageReader()  # the reader's one pass (``read``); the handshake's ``feed``
         self._write_lock = threading.Lock()
         self._request_lock = threading.Lock()
         self._pending: Pending | None = None
@@ -377,7 +377,7 @@ class Link:
             deadline = time.monotonic() + self.timeouts.reply
             while (left := deadline - time.monotonic()) > 0:
                 data = self._transport.read(min(left, self.timeouts.read_poll))
-                items = self._deframer.feed(data) if data else []
+                items = self._reader.feed(data) if data else []
                 for index, item in enumerate(items):
                     if not isinstance(item, Frame) or item.seq != seq:
                         continue
@@ -491,7 +491,7 @@ class Link:
         items, self._leftover = self._leftover, []
         if data:
             session = self._session
-            items += self._deframer.read(data, None if session is None else session.into)
+            items += self._reader.read(data, None if session is None else session.into)
         for item in items:
             if type(item) is tuple:
                 kind, seq, message = item
@@ -575,7 +575,7 @@ class Link:
             attempts += 1
             try:
                 self._transport = self._transport.reopen()
-                self._deframer.reset()
+                self._reader.reset()
                 self._transport.write(b"\x00")
                 if self._key is not None:
                     self._handshake()

@@ -169,17 +169,10 @@ class Deframer:
         the whole body, its own CRC included, must give :data:`RESIDUE`) becomes a frame right here;
         anything else goes through :func:`decode_frame` again for its one error message.
         """
-        if self._buffer:
-            buf = bytes(self._buffer) + bytes(data)
-            self._buffer.clear()
-        else:
-            buf = bytes(data)
-        runs = buf.split(DELIMITER)
-        tail = runs.pop()  # the bytes after the last delimiter: the start of a frame still arriving
+        runs = self._split(data)
         out: list[Frame | BadFrame] = []
         append = out.append
-        limit = self._max
-        checked = min(limit, MAX_ENCODED)
+        checked = min(self._max, MAX_ENCODED)
         cobs_decode, crc, splitters, refused = cobs.decode, crc32c, _SPLITTERS, _REFUSED
         for encoded in runs:
             if len(encoded) <= checked:
@@ -190,18 +183,35 @@ class Deframer:
                         continue
                 except refused:
                     pass
-                if not encoded:
-                    continue  # two delimiters in a row: a flush, not a frame (its CRC of 0 never checks)
-            elif len(encoded) > limit:
-                append(BadFrame(FrameErrorKind.OVERSIZE, len(encoded), "run exceeded the frame limit"))
-                continue
-            try:
-                append(decode_frame(encoded))
-            except FrameError as exc:
-                append(BadFrame(exc.kind, len(encoded), str(exc)))
+            if (item := self._not_taken(encoded)) is not None:
+                append(item)
+        return out
+
+    def _split(self, data: bytes | bytearray | memoryview) -> list[bytes]:
+        """The runs ``data`` completes (the bytes held from before first); what follows the last delimiter, the
+        start of a frame still arriving, is held."""
+        if self._buffer:
+            buf = bytes(self._buffer) + bytes(data)
+            self._buffer.clear()
+        else:
+            buf = bytes(data)
+        runs = buf.split(DELIMITER)
+        tail = runs.pop()
         if tail:
             self._append(tail)
-        return out
+        return runs
+
+    def _not_taken(self, encoded: bytes) -> Frame | BadFrame | None:
+        """A run the fast check did not take: nothing for an empty one (two delimiters in a row: a flush, not a
+        frame; its CRC of 0 never checks), else its frame or its one error, from :func:`decode_frame`."""
+        if not encoded:
+            return None
+        if len(encoded) > self._max:
+            return BadFrame(FrameErrorKind.OVERSIZE, len(encoded), "run exceeded the frame limit")
+        try:
+            return decode_frame(encoded)
+        except FrameError as exc:
+            return BadFrame(exc.kind, len(encoded), str(exc))
 
     def _append(self, chunk: bytes) -> None:
         if self._overflowed:

@@ -28,16 +28,12 @@ from protocols.framing import (
     _REFUSED,
     _SPLITTERS,
     CRC,
-    DELIMITER,
     MAX_BODY,
     MAX_ENCODED,
     MIN_BODY,
     BadFrame,
     Deframer,
     Frame,
-    FrameError,
-    FrameErrorKind,
-    decode_frame,
 )
 from protocols.messages import Message
 
@@ -70,17 +66,10 @@ class MessageReader(Deframer):
         """
         if self._overflowed:
             return list(self.feed(data))  # a run past the limit is being dropped: the usual way until it ends
-        if self._buffer:
-            buf = bytes(self._buffer) + bytes(data)
-            self._buffer.clear()
-        else:
-            buf = bytes(data)
-        runs = buf.split(DELIMITER)
-        tail = runs.pop()
+        runs = self._split(data)
         out: list[Read | Frame | BadFrame] = []
         append = out.append
-        limit = self._max
-        checked = min(limit, MAX_ENCODED)
+        checked = min(self._max, MAX_ENCODED)
         cobs_decode, crc, splitters, refused = cobs.decode, crc32c, _SPLITTERS, _REFUSED
         decoders, fast_errors, same, sealed = codec._DECODERS, codec._FAST_ERRORS, hmac.compare_digest, _SEALED
         keyed = None if receiver is None else receiver.keyed
@@ -123,15 +112,6 @@ class MessageReader(Deframer):
                         continue
                 except refused:
                     pass
-                if not encoded:
-                    continue  # two delimiters in a row: a flush, not a frame
-            elif len(encoded) > limit:
-                append(BadFrame(FrameErrorKind.OVERSIZE, len(encoded), "run exceeded the frame limit"))
-                continue
-            try:
-                append(decode_frame(encoded))
-            except FrameError as exc:
-                append(BadFrame(exc.kind, len(encoded), str(exc)))
-        if tail:
-            self._append(tail)
+            if (item := self._not_taken(encoded)) is not None:
+                append(item)
         return out
