@@ -10,6 +10,7 @@ one of them (:meth:`EventFeed.refill_from`), on that client's thread, not at eve
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -21,6 +22,15 @@ from typing import Any
 from shoe.journal import JournalError
 
 __all__ = ["KEPT", "EventFeed", "Held", "json_bytes"]
+
+
+@functools.cache
+def _projector() -> Callable[..., list[dict[str, Any]]]:
+    """``secrecy.project``, imported by the first entry projected, not at import: the rules' records it needs are
+    the larger part of the imports ``shoed`` makes before its first status."""
+    from shoe.service.journal.secrecy import project
+
+    return project
 
 KEPT = 2_000
 """Events held for resuming streams: about 50 four-seat rounds, the window a restart refills
@@ -97,9 +107,7 @@ class EventFeed:
         it, none twice, none lost. An entry that projects to no event of its own (a hidden card) sends the
         view alone, as an event of that type with the entry's cursor.
         """
-        from shoe.service.journal.secrecy import project  # the rules' records: imported by the first entry
-
-        events = project(seq, ts, kind, round_id, data)
+        events = _projector()(seq, ts, kind, round_id, data)
         for view in also:
             name = str(view.get("type"))
             shown = {key: value for key, value in view.items() if key != "type"}
@@ -140,12 +148,11 @@ class EventFeed:
             if read is None:
                 return
             held: deque[Held] = deque(maxlen=self._size)
+            project = _projector()
             try:
                 for seq, ts, kind, round_id, data in read():
                     if seq > upto:
                         break
-                    from shoe.service.journal.secrecy import project
-
                     held.extend(_held(event) for event in project(seq, ts, kind, round_id, data))
             except JournalError:  # closed under a stop: resume from the oldest held, as a too-old cursor does
                 held.clear()
