@@ -109,3 +109,29 @@ def test_reconciling_counts_the_shoes_cards_against_the_rounds_journal_before_it
     run, desk = _paused_with_a_stack_announced()  # the same with the count right: resumed
     facts = ShoeFacts("REC0001", 1, stub_released=False, stack=cards, moved={1: 2}, cards_remaining=at_open - 2)
     assert drive(reconcile_step(run, facts, known=0), desk) == Verdict("resumed to dealing-stacks", None)
+
+
+class UncountedDesk(RecordingDesk):
+    """A shoe that gives no count at the opening (``deck_for_round`` answers None): stud journals 52 as its stub."""
+
+    def deck_for_round(self) -> tuple[int | None, dict[str, Any]]:
+        self.calls.append(("deck-for-round", None))
+        return None, {"deck_no": 1, "back": "red"}
+
+
+def test_a_stud_hand_checks_the_shoes_count_only_against_a_count_the_shoe_gave() -> None:
+    """Stud's ``stub_size`` is 52 when the shoe gave no count at the opening: comparing the shoe's count at a
+    reconciliation with it would void an honest hand (a shoe holding any other number). The check uses the
+    shoe's own journaled count, and none when there was none."""
+    from shoe.service.rounds.stud import StudRun
+
+    request = rq.convert(
+        {"game": "seven-card-stud", "jurisdiction": "NJ", "seats": [{"seat": 1}, {"seat": 3}],
+         "table": {"ante": 25, "bring_in": 50, "small_bet": 100, "big_bet": 200}},
+        rq.OpenStud,
+    )  # fmt: skip
+    uncounted, opened = drive(StudRun.open("T1-20261202T000000Z-abcdef", request), UncountedDesk(_deck(11)))
+    assert opened["stub_size"] == 52 and opened["cards_remaining"] is None
+    assert uncounted.shoe_count_at_open() is None
+    counted, opened = drive(StudRun.open("T1-20261202T000000Z-abcdef", request), RecordingDesk(_deck(11)[:40]))
+    assert opened["cards_remaining"] == 40 and counted.shoe_count_at_open() == 40

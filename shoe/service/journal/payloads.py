@@ -134,6 +134,7 @@ class StudOpened(_Opened, tag="seven-card-stud", kw_only=True):
     RECORDS = frozenset({"AntePosted"})
     seats: list[int]
     stub_size: int
+    cards_remaining: int | None = None  # the shoe's own count at the opening (None: it gave none; stub_size is 52)
 
 
 class SeatClosed(Payload):

@@ -57,6 +57,7 @@ class StudRun(RoundRun):
             "table": table,
             "seats": sorted(seats),
             "stub_size": stub,
+            "cards_remaining": remaining,
             "shoe": {"serial": (yield from shoe_serial())},
             "records": [encode_record(r) for r in hand.records],
             "deck": deck,
@@ -153,8 +154,9 @@ class StudRun(RoundRun):
         raise ServiceError("wrong-game", f"{action!r} is not an action of {self.game}")
 
     def shoe_count_at_open(self) -> int | None:
-        """The stub the hand opened with; None once burn cards were reshuffled and loaded on top of it."""
-        count = self.opened.get("stub_size")
+        """The shoe's own count when the hand opened (not ``stub_size``, which is 52 when the shoe gave none);
+        None once burn cards were reshuffled and loaded on top of it."""
+        count = self.opened.get("cards_remaining")
         reloaded = any(isinstance(record, BurnsReshuffled) for record in self.hand.records)
         return count if type(count) is int and not reloaded else None
 
