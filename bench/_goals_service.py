@@ -1,5 +1,5 @@
-"""The service's rows of the performance goals' table (``bench/goals.py``, docs/performance.md): the real ``shoed`` on the instant
-emulator's pty, over HTTP, one connection per request, no event stream.
+"""The service's rows of the performance goals' table (``bench/goals.py``, docs/performance.md): the real
+``shoed`` on the instant emulator's pty, over HTTP, one connection per request, no event stream.
 
 - rounds/s against the bound this disk sets: WAL ``synchronous=FULL`` commits per second (an SQLite
   file beside the journal, one row of a journal's size per commit, timed in blocks between the blocks
