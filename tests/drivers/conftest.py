@@ -9,7 +9,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,8 +57,16 @@ def make_transport(kind: str, shoe: EmulatedShoe) -> tuple[Transport, Callable[[
     if kind == "emu":
         return EmulatorTransport(shoe), lambda: None
     if kind == "pty":
-        server = serve_pty(shoe)
-        return SerialTransport(server.path), server.close
+        # A replugged shoe gets whichever /dev/pts number is free then, so the host opens a stable
+        # symlink, as udev gives a real shoe; the bare slave path would name another test's terminal.
+        folder = Path(tempfile.mkdtemp(prefix="shoe-pty-"))
+        server = serve_pty(shoe, link=str(folder / "shoe"))
+
+        def stop() -> None:
+            server.close()
+            shutil.rmtree(folder, ignore_errors=True)
+
+        return SerialTransport(str(folder / "shoe")), stop
     if kind == "tcp":
         tcp = serve_tcp(shoe, "127.0.0.1", 0)
         host, port = tcp.address
