@@ -113,8 +113,10 @@ class TableService:
         structlog.contextvars.bind_contextvars(table=self.config.table)
         owner = self._owner
         try:
-            owner.boot()
+            with owner.shown.busy:
+                owner.boot()
         except BaseException as exc:
+            owner.shown.freeze()
             self._boot_error = exc
             owner.shutdown(clean=False)
             self._ready.set()
@@ -125,6 +127,8 @@ class TableService:
             item = owner.next_command(TICK_S)
             if owner.killed:
                 break
+            busy = owner.shown.busy  # the round's view is built by a reader only between items
+            busy.acquire()
             try:
                 if isinstance(item, ShoeItem):
                     owner.handle_shoe(item.item)
@@ -152,6 +156,10 @@ class TableService:
                 owner.recover(exc)  # memory equals the journal again, or the service stops
                 if owner.dead():
                     break
+            finally:
+                if owner.dead():  # memory may be ahead of the journal now: no view is built from it
+                    owner.shown.freeze()
+                busy.release()
         if owner.dead():  # a power cut (tests) or a failed journal write: no stop entry
             owner.shutdown(clean=False)
         self._running = False
