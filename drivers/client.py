@@ -394,16 +394,24 @@ class ShoeClient:
 
     def _on_event(self, event: m.Event) -> None:
         with self._event_lock:
-            accepted = self._sequencer.offer(event)
-            for delivered in accepted.deliver:
-                self._track(delivered)
-                self._publish(delivered)
-            boot_id = self._sequencer.boot_id
-        if accepted.ack is not None and boot_id is not None:
-            self.link.acknowledge(boot_id, accepted.ack)
+            sequencer = self._sequencer
+            if sequencer.next_in_order(event):  # the usual case, without the ``Accepted`` an offer builds
+                self._track(event)
+                self._publish(event)
+                ack: int | None = event.event_no
+                duplicate = False
+            else:
+                accepted = sequencer.offer(event)
+                for delivered in accepted.deliver:
+                    self._track(delivered)
+                    self._publish(delivered)
+                ack, duplicate = accepted.ack, accepted.duplicate
+            boot_id = sequencer.boot_id
+        if ack is not None and boot_id is not None:
+            self.link.acknowledge(boot_id, ack)
         # A shoe that rebooted without dropping the link restarts its event numbers: they look like
         # duplicates and our acks (old boot id) are ignored. A run of duplicates means: check the boot.
-        self._duplicate_run = self._duplicate_run + 1 if accepted.duplicate else 0
+        self._duplicate_run = self._duplicate_run + 1 if duplicate else 0
         if self._duplicate_run == DUPLICATE_RUN_RESYNC:
             self._start_background_resync()
 

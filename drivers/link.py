@@ -213,7 +213,8 @@ class Link:
                 return response
             finally:
                 self._pending = None
-                self._keep_ack(pending)
+                if pending.ack is not None:
+                    self._keep_ack(pending)
 
     def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
         attempt = losses = 0
@@ -226,7 +227,8 @@ class Link:
             # deframer would otherwise glue this copy onto the broken frame and lose it too.
             try:
                 if first:
-                    self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
+                    if pending.ack is not None:
+                        self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
                     held = self._acks.take() if pending.defer else None
                     self._write_frames(held, message, pending.seq)  # one write for both
                 else:
@@ -359,24 +361,25 @@ class Link:
             self._transport.write(data)
         self.stats.frames_out += 1
 
-    def _frame(self, message: Message, seq: int) -> bytes:
-        """The message's wire bytes: sealed under the session (its next counter), or plain without one."""
-        session = self._session
-        if session is None:
-            return codec.encode(message, seq)
-        return codec.encode_sealed(message, seq, session.out)
-
     def _write_frames(self, ack: Message | None, message: Message | None, seq: int, *, flush: bool = False) -> None:
         """An EVENT_ACK and/or a request, sealed and written under the write lock: counters go out in order.
 
         Each is encoded (and sealed) again per write, a re-send too: a sealed copy of the same request carries
-        a new counter (SPEC §13.5), and the shoe still knows it by its sequence number (SPEC §4)."""
+        a new counter (SPEC §13.5), and the shoe still knows it by its sequence number (SPEC §4). Sealed under the
+        session (its next counter), or plain without one."""
         with self._write_lock:
             data = b"\x00" if flush else b""
-            if ack is not None:
-                data += self._frame(ack, 0)
-            if message is not None:
-                data += self._frame(message, seq)
+            session = self._session
+            if session is None:
+                if ack is not None:
+                    data += codec.encode(ack, 0)
+                if message is not None:
+                    data += codec.encode(message, seq)
+            else:
+                if ack is not None:
+                    data += codec.encode_sealed(ack, 0, session.out)
+                if message is not None:
+                    data += codec.encode_sealed(message, seq, session.out)
             self._transport.write(data)
         self.stats.frames_out += 1
 
