@@ -478,6 +478,8 @@ class ShoeClient:
             log.warning("background resync failed; the next command retries", error=str(exc))
 
     def _publish(self, item: m.Event | Notice) -> None:
+        if not self._subscribers:
+            return
         for callback in list(self._subscribers):
             try:
                 callback(item)

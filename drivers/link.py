@@ -520,10 +520,13 @@ class Link:
         A frame that passed every check in the reader's one pass (``MessageReader.read``) comes as
         ``(msg_type, seq, message)``; any other as the deframer gives it, for the separate steps here."""
         answered: Pending | None = None
-        items, self._leftover = self._leftover, []
+        items = self._leftover  # frames read with the HELLO_REPLY: before this read's
+        if items:
+            self._leftover = []
         if data:
             session = self._session
-            items += self._reader.read(data, None if session is None else session.into)
+            read = self._reader.read(data, None if session is None else session.into)
+            items = items + read if items else read
         for item in items:
             if type(item) is tuple:
                 kind, seq, message = item
