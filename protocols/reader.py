@@ -230,6 +230,26 @@ _SEALED_READERS: list[SealedReader] = _table(sealed=True)
 """``_SEALED_READERS[len(body)](body, receiver, receiver.keyed)``: the same on an authenticated link."""
 
 
+def _card_read_event() -> tuple[type[Message], dict[int, Any]]:
+    """CARD_READ's class and its card-read table, for the loop's own copy of its reader (``MessageReader.read``):
+    the layout that copy unpacks (u32, u32, u8, card read), checked here so that a changed layout fails at import
+    rather than reads wrong."""
+    layout = codec._LAYOUTS[int(MsgType.CARD_READ)]
+    if layout.struct.format != "<IIBH" or layout.rest or layout.tables[:3] != (None, None, None):
+        raise RuntimeError("CARD_READ's layout changed: protocols/reader.py reads it as u32, u32, u8, card read")
+    table = layout.tables[3]
+    assert table is not None
+    return layout.cls, table
+
+
+_CARD_READ = int(MsgType.CARD_READ)
+_CARD_READ_CLS, _CARD_READ_TABLE = _card_read_event()
+_CARD_READ_PLAIN = MIN_BODY + 11
+_CARD_READ_SEALED = _CARD_READ_PLAIN + OVERHEAD
+_UNPACK_CARD_READ_PLAIN = struct.Struct(f"<BBHIIBH{CRC.size}x").unpack
+_UNPACK_CARD_READ_SEALED = struct.Struct(f"<BBHIIIBH{MAC_SIZE}s{CRC.size}x").unpack
+
+
 class MessageReader(Deframer):
     """A deframer that also opens and decodes, in one pass (:meth:`read`); ``feed`` is unchanged."""
 
@@ -246,28 +266,50 @@ class MessageReader(Deframer):
         append = out.append
         checked = min(self._max, MAX_ENCODED)
         cobs_decode, crc, refused = cobs.decode, crc32c, _REFUSED
+        # CARD_READ, one per card dealt and the most frequent frame on the link, is read in the loop itself (its
+        # generated reader's steps without the call); anything that copy does not take goes to the table's reader.
+        card_read, event, reads, version_1 = _CARD_READ, _CARD_READ_CLS, _CARD_READ_TABLE, PROTOCOL_VERSION
         if receiver is None:
-            plain = _PLAIN_READERS
+            plain, unpack, size = _PLAIN_READERS, _UNPACK_CARD_READ_PLAIN, _CARD_READ_PLAIN
             for encoded in runs:
                 if len(encoded) <= checked:
                     try:
                         body = cobs_decode(encoded)
                         if crc(body) == RESIDUE:
-                            append(plain[len(body)](body))
+                            n = len(body)
+                            if n == size:
+                                version, msg_type, seq, v0, v1, v2, v3 = unpack(body)
+                                if version == version_1 and msg_type == card_read:
+                                    # a card read out of the table: KeyError, the frame as the deframer gives it
+                                    append((msg_type, seq, event(v0, v1, v2, reads[v3])))
+                                    continue
+                            append(plain[n](body))
                             continue
                     except refused:
                         pass
                 if (item := self._not_taken(encoded)) is not None:
                     append(item)
             return out
-        sealed, keyed = _SEALED_READERS, receiver.keyed
+        sealed, keyed, unpack = _SEALED_READERS, receiver.keyed, _UNPACK_CARD_READ_SEALED
+        size, mac_end, known = _CARD_READ_SEALED, _CARD_READ_SEALED - _TAIL, reads.get
         rest = iter(runs)
         for encoded in rest:
             if len(encoded) <= checked:
                 try:
                     body = cobs_decode(encoded)
                     if crc(body) == RESIDUE:
-                        append(sealed[len(body)](body, receiver, keyed))
+                        n = len(body)
+                        if n == size:
+                            fmt, msg_type, seq, counter, v0, v1, v2, v3, tag = unpack(body)
+                            if fmt == FORMAT_AUTH and msg_type == card_read and counter > receiver.last:
+                                state = keyed.copy()
+                                state.update(body[:mac_end])
+                                # a card read out of the table: the table's reader decides (``_Left``)
+                                if _SAME(state.digest(), tag) and (r := known(v3)) is not None:  # constant time
+                                    receiver.last = counter
+                                    append((msg_type, seq, event(v0, v1, v2, r)))
+                                    continue
+                        append(sealed[n](body, receiver, keyed))
                         continue
                 except refused:
                     pass
