@@ -11,12 +11,11 @@
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import structlog
 
@@ -57,6 +56,8 @@ STUB_RELEASE_WORK_S = 5.0
 SELF_TEST_WORK_S = 5.0
 DECK_CHECK_WORK_S = 10.0
 _DISPENSE_POSITION = int(Capability.DISPENSE_POSITION)
+_NAME_THE_BOOT = frozenset({m.Identity, m.Status})
+_TRACKED = (m.CardReadEvent, m.StackReady, m.FaultRaised)
 Subscriber = Callable[[m.Event | Notice], None]
 
 
@@ -88,6 +89,8 @@ class ShoeClient:
         self._delivered_by_boot: dict[int, int] = {}
         self._dispenser = Dispenser(self)
         self.identity: m.Identity | None = None
+        self._positioned_of: m.Identity | None = None
+        self._positioned = False
         self.link = Link(
             transport,
             timeouts=self.timeouts,
@@ -234,8 +237,10 @@ class ShoeClient:
     def positioned(self) -> bool:
         """The shoe's dispense reports carry its counters (SPEC §6 check 4, v1.1): two exchanges a dispense."""
         identity = self.identity
-        # Asked several times a dispense: an int test, not Flag.__and__ (a Python call that builds a new flag).
-        return identity is not None and bool(int(identity.capabilities) & _DISPENSE_POSITION)
+        if identity is not self._positioned_of:  # asked several times a dispense: once per IDENTITY read
+            self._positioned_of = identity
+            self._positioned = identity is not None and bool(int(identity.capabilities) & _DISPENSE_POSITION)
+        return self._positioned
 
     def _resync(self) -> Resynced:
         try:
@@ -328,21 +333,24 @@ class ShoeClient:
         the reconnect (SPEC §4). Only a link that was already down (nothing sent) is waited for here
         and asked anew.
         """
-        ask = functools.partial(self.link.request, message, timeout=timeout, retries=retries, work=work,
-                                survive_loss=survive_loss, confirm=confirm)  # fmt: skip
         try:
-            response = ask()
+            response = self.link.request(message, timeout=timeout, retries=retries, work=work,
+                                         survive_loss=survive_loss, confirm=confirm)  # fmt: skip
         except LinkDown:
             if not self._await_link():
                 raise
-            response = ask()
-        if isinstance(response, m.Nak):
-            raise self._nak_error(message, response)
-        if not isinstance(response, expected):
-            raise ShoeProtocolError(f"{message.TYPE.name} answered by {response.TYPE.name}")
-        if isinstance(response, m.Identity | m.Status):
+            response = self.link.request(message, timeout=timeout, retries=retries, work=work,
+                                         survive_loss=survive_loss, confirm=confirm)  # fmt: skip
+        kind = type(response)
+        if kind is not expected:  # the answer asked for (an exact class: messages are not subclassed)
+            if isinstance(response, m.Nak):
+                raise self._nak_error(message, response)
+            if not isinstance(response, expected):
+                raise ShoeProtocolError(f"{message.TYPE.name} answered by {response.TYPE.name}")
+        if kind in _NAME_THE_BOOT:
+            assert isinstance(response, m.Identity | m.Status)
             self._watch_boot(response.boot_id, response.TYPE.name)
-        return response
+        return cast(T, response)
 
     def _watch_boot(self, boot_id: int, what: str) -> None:
         """Every IDENTITY and STATUS names the boot: a new one is a reboot, a retired one a contradiction."""
@@ -386,21 +394,29 @@ class ShoeClient:
 
     def _on_event(self, event: m.Event) -> None:
         with self._event_lock:
-            accepted = self._sequencer.offer(event)
-            for delivered in accepted.deliver:
-                self._track(delivered)
-                self._publish(delivered)
-            boot_id = self._sequencer.boot_id
-        if accepted.ack is not None and boot_id is not None:
-            self.link.send(m.EventAck(boot_id, accepted.ack))
+            sequencer = self._sequencer
+            if sequencer.next_in_order(event):  # the usual case, without the ``Accepted`` an offer builds
+                self._track(event)
+                self._publish(event)
+                ack: int | None = event.event_no
+                duplicate = False
+            else:
+                accepted = sequencer.offer(event)
+                for delivered in accepted.deliver:
+                    self._track(delivered)
+                    self._publish(delivered)
+                ack, duplicate = accepted.ack, accepted.duplicate
+            boot_id = sequencer.boot_id
+        if ack is not None and boot_id is not None:
+            self.link.acknowledge(boot_id, ack)
         # A shoe that rebooted without dropping the link restarts its event numbers: they look like
         # duplicates and our acks (old boot id) are ignored. A run of duplicates means: check the boot.
-        self._duplicate_run = self._duplicate_run + 1 if accepted.duplicate else 0
+        self._duplicate_run = self._duplicate_run + 1 if duplicate else 0
         if self._duplicate_run == DUPLICATE_RUN_RESYNC:
             self._start_background_resync()
 
     def _track(self, event: m.Event) -> None:
-        if isinstance(event, m.CardReadEvent | m.StackReady | m.FaultRaised):
+        if isinstance(event, _TRACKED):  # a tuple built once: ``A | B | C`` builds a union per event
             tracker = self._trackers.get(event.dispense_id)
             if tracker is None:
                 self._untracked(event)
@@ -462,6 +478,8 @@ class ShoeClient:
             log.warning("background resync failed; the next command retries", error=str(exc))
 
     def _publish(self, item: m.Event | Notice) -> None:
+        if not self._subscribers:
+            return
         for callback in list(self._subscribers):
             try:
                 callback(item)

@@ -82,12 +82,12 @@ class Dispenser:
                 self._started(report)
                 before = self._nothing_moved(before, report)
             try:
-                stack = self.finish(tracker, report, cards)
+                dealt, replayed = self.finish(tracker, report, cards)
             except DispenseFailed as failed:
                 self._verify(dispense_id, before, failed.cards, failed=True)
                 raise
-            after = self._verify(dispense_id, before, stack.cards, failed=False)
-            stack = Stack(stack.dispense_id, stack.cards, stack.replayed, (before.cards, after.cards))
+            after = self._verify(dispense_id, before, dealt, failed=False)
+            stack = Stack(dispense_id, dealt, replayed, (before.cards, after.cards))  # one frozen dataclass built
             c._remember(stack)
             return stack
         except ShoeDiscrepancy:
@@ -278,7 +278,8 @@ class Dispenser:
                     raise
                 log.warning("reconciliation interrupted; asking again", dispense_id=dispense_id, error=str(exc))
 
-    def finish(self, tracker: StackTracker, report: m.DispenseReport, cards: int) -> Stack:
+    def finish(self, tracker: StackTracker, report: m.DispenseReport, cards: int) -> tuple[tuple[CardRead, ...], bool]:
+        """The stack's card reads once it is in the tray, and whether the shoe's report was a replay."""
         c = self.client
         dispense_id = tracker.dispense_id
         for _ in range(c.timeouts.retries + 2):
@@ -288,7 +289,7 @@ class Dispenser:
                 self._agree(tracker, report.cards, every_card=False, what="the COMPLETE report")
                 if tracker.result is not None and tracker.result != report.cards:
                     raise self._settled("card-read-mismatch", "STACK_READY and the COMPLETE report differ", dispense_id)
-                return Stack(dispense_id, report.cards, report.replayed)
+                return report.cards, report.replayed
             if report.phase is DispensePhase.FAILED:
                 self._agree(tracker, report.cards, every_card=False, what="the FAILED report")
                 raise DispenseFailed(FaultCode(report.fault or FaultCode.INTERNAL_ERROR), dispense_id, report.cards)
@@ -298,7 +299,7 @@ class Dispenser:
             self._no_conflict(tracker)
             if tracker.result is not None:
                 self._agree(tracker, tracker.result, every_card=True, what="STACK_READY")
-                return Stack(dispense_id, tracker.result)
+                return tracker.result, False
             if tracker.fault is not None:
                 raise DispenseFailed(tracker.fault, dispense_id, tracker.cards_so_far())
             tracker.interrupted = False

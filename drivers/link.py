@@ -19,7 +19,7 @@ import contextlib
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -75,6 +75,25 @@ class _Plan(NamedTuple):  # a tuple: built once a request, a frozen dataclass co
     survive_loss: bool
 
 
+class _HoldingAcks:
+    """``Link.holding_acks``: a plain context manager (entered once a dispense: a generator-based one costs a
+    generator and its frame)."""
+
+    __slots__ = ("_held", "_link")
+
+    def __init__(self, link: Link) -> None:
+        self._link = link
+        self._held = False
+
+    def __enter__(self) -> None:
+        self._held = self._link._hold_acks()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._held:
+            self._held = False
+            self._link._release_acks()
+
+
 class Link:
     def __init__(
         self,
@@ -111,7 +130,7 @@ class Link:
         self._thread: threading.Thread | None = None
         self._reader_ident: int | None = None
         self._batching = False
-        self._held_ack: EventAck | None = None
+        self._held_ack: tuple[int, int] | None = None  # (boot id, event number) of the EVENT_ACK held
         self._acks = AckHold()  # the EVENT_ACK a ``holding_acks`` thread was handed with an answer
         self._acks_lock = threading.Lock()
         """The highest EVENT_ACK asked for while the reader dispatches one read (reader thread only)."""
@@ -173,12 +192,9 @@ class Link:
         SCAN never reads a second card and a RELEASE_STUB is never refused as a repeat. Raises
         :class:`LinkDown` (nothing was sent) when the link was already down.
         """
-        plan = _Plan(
-            timeout=self.timeouts.reply if timeout is None else timeout,
-            retries=self.timeouts.retries if retries is None else retries,
-            work=work,
-            survive_loss=survive_loss,
-        )
+        timeouts = self.timeouts
+        plan = _Plan(timeouts.reply if timeout is None else timeout, timeouts.retries if retries is None else retries,
+                     work, survive_loss)  # fmt: skip
         with self._request_lock:
             if not self._connected.is_set():
                 raise LinkDown(f"{self.url}: link is down (reconnecting)")
@@ -197,7 +213,8 @@ class Link:
                 return response
             finally:
                 self._pending = None
-                self._keep_ack(pending)
+                if pending.ack is not None:
+                    self._keep_ack(pending)
 
     def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
         attempt = losses = 0
@@ -210,7 +227,8 @@ class Link:
             # deframer would otherwise glue this copy onto the broken frame and lose it too.
             try:
                 if first:
-                    self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
+                    if pending.ack is not None:
+                        self._keep_ack(pending)  # an answer's ack not yet taken (a replay's, a retry's)
                     held = self._acks.take() if pending.defer else None
                     self._write_frames(held, message, pending.seq)  # one write for both
                 else:
@@ -259,8 +277,7 @@ class Link:
             self._reconnected.wait_for(lambda: self._closed.is_set() or reopened(), self.timeouts.reconnect_give_up)
             return reopened() and not self._closed.is_set()
 
-    @contextlib.contextmanager
-    def holding_acks(self) -> Iterator[None]:
+    def holding_acks(self) -> contextlib.AbstractContextManager[None]:
         """Within: the EVENT_ACK of a read that answered this thread's request goes with its next request.
 
         The reader would otherwise write it before waking the requester, on the answer's path, and
@@ -268,15 +285,19 @@ class Link:
         its STARTED and events): one write and one wake-up of the shoe for both. What is
         held at the end goes out then; one thread holds at a time (another's requests ack as usual).
         """
+        return _HoldingAcks(self)
+
+    def _hold_acks(self) -> bool:
         if not self._acks_lock.acquire(blocking=False):
-            yield
-            return
+            return False
         self._acks.owner = threading.get_ident()
+        return True
+
+    def _release_acks(self) -> None:
+        self._acks.owner = None
         try:
-            yield
-        finally:
-            self._acks.owner = None
             self.flush_acks()
+        finally:
             self._acks_lock.release()
 
     def flush_acks(self) -> None:
@@ -300,15 +321,23 @@ class Link:
         written once after the last of them: EVENT_ACK(boot, n) acknowledges every event up to n (SPEC
         §5), so one per batch, the highest, says what one per event said, with one write instead of four.
         """
-        if self._batching and isinstance(message, EventAck) and threading.get_ident() == self._reader_ident:
+        if isinstance(message, EventAck):
+            self.acknowledge(message.boot_id, message.event_no)
+        else:
+            self._send_now(message)
+
+    def acknowledge(self, boot_id: int, event_no: int) -> None:
+        """Send EVENT_ACK(boot_id, event_no) (SPEC §5), held as ``send`` holds one while the reader dispatches a
+        read: the numbers are kept, and the message built once, for the one that goes out."""
+        if self._batching and threading.get_ident() == self._reader_ident:
             held = self._held_ack
-            if held is not None and held.boot_id != message.boot_id:
-                self._send_now(held)  # a new boot's numbers: the old boot's ack goes first
-            elif held is not None and held.event_no > message.event_no:
+            if held is not None and held[0] != boot_id:
+                self._send_now(EventAck(*held))  # a new boot's numbers: the old boot's ack goes first
+            elif held is not None and held[1] > event_no:
                 return
-            self._held_ack = message
+            self._held_ack = (boot_id, event_no)
             return
-        self._send_now(message)
+        self._send_now(EventAck(boot_id, event_no))
 
     def _send_now(self, message: Message) -> None:
         if self._connected.is_set():
@@ -332,24 +361,25 @@ class Link:
             self._transport.write(data)
         self.stats.frames_out += 1
 
-    def _frame(self, message: Message, seq: int) -> bytes:
-        """The message's wire bytes: sealed under the session (its next counter), or plain without one."""
-        session = self._session
-        if session is None:
-            return codec.encode(message, seq)
-        return codec.encode_sealed(message, seq, session.out)
-
     def _write_frames(self, ack: Message | None, message: Message | None, seq: int, *, flush: bool = False) -> None:
         """An EVENT_ACK and/or a request, sealed and written under the write lock: counters go out in order.
 
         Each is encoded (and sealed) again per write, a re-send too: a sealed copy of the same request carries
-        a new counter (SPEC §13.5), and the shoe still knows it by its sequence number (SPEC §4)."""
+        a new counter (SPEC §13.5), and the shoe still knows it by its sequence number (SPEC §4). Sealed under the
+        session (its next counter), or plain without one."""
         with self._write_lock:
             data = b"\x00" if flush else b""
-            if ack is not None:
-                data += self._frame(ack, 0)
-            if message is not None:
-                data += self._frame(message, seq)
+            session = self._session
+            if session is None:
+                if ack is not None:
+                    data += codec.encode(ack, 0)
+                if message is not None:
+                    data += codec.encode(message, seq)
+            else:
+                if ack is not None:
+                    data += codec.encode_sealed(ack, 0, session.out)
+                if message is not None:
+                    data += codec.encode_sealed(message, seq, session.out)
             self._transport.write(data)
         self.stats.frames_out += 1
 
@@ -474,11 +504,13 @@ class Link:
             answered = self._dispatch_frames(data)
         finally:
             self._batching = False
-            held, self._held_ack = self._held_ack, None
-            if held is not None and answered is not None and answered.defer:
-                answered.ack = held  # its next request's write takes it (``holding_acks``)
-            elif held is not None:
-                self._send_now(held)
+            numbers, self._held_ack = self._held_ack, None
+            if numbers is not None:
+                held = EventAck(*numbers)
+                if answered is not None and answered.defer:
+                    answered.ack = held  # its next request's write takes it (``holding_acks``)
+                else:
+                    self._send_now(held)
         if answered is not None:
             answered.deliver()
 
@@ -488,10 +520,13 @@ class Link:
         A frame that passed every check in the reader's one pass (``MessageReader.read``) comes as
         ``(msg_type, seq, message)``; any other as the deframer gives it, for the separate steps here."""
         answered: Pending | None = None
-        items, self._leftover = self._leftover, []
+        items = self._leftover  # frames read with the HELLO_REPLY: before this read's
+        if items:
+            self._leftover = []
         if data:
             session = self._session
-            items += self._reader.read(data, None if session is None else session.into)
+            read = self._reader.read(data, None if session is None else session.into)
+            items = items + read if items else read
         for item in items:
             if type(item) is tuple:
                 kind, seq, message = item

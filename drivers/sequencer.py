@@ -43,6 +43,15 @@ class EventSequencer:
         """The first missing event number when later ones are held, else None."""
         return self.last_delivered + 1 if self._held else None
 
+    def next_in_order(self, event: Event) -> bool:
+        """Deliver ``event`` if it is the next one and none is held (then True: deliver it, ack its number);
+        else False, and nothing changed: ``offer`` it. What ``offer`` does in that case, without its result."""
+        n = event.event_no
+        if n != self.last_delivered + 1 or self._held:
+            return False
+        self.last_delivered = n
+        return True
+
     def offer(self, event: Event) -> Accepted:
         n = event.event_no
         if n <= self.last_delivered:

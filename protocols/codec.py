@@ -390,11 +390,16 @@ def encode_sealed(message: Message, seq: int, sender: Sender) -> bytes:
     from one generated function where the layout allows (no payload built apart and copied in)."""
     fast = _SEALED_ENCODERS.get(type(message))
     if fast is not None:
-        counter = sender.next_counter()
+        counter = sender.counter + 1  # ``Sender.next_counter``, without its call
+        if counter > 0xFFFFFFFF:
+            raise OverflowError("session counter exhausted: start a new session")
         try:
-            return fast(message, seq, counter, sender.keyed)
+            encoded = fast(message, seq, counter, sender.keyed)
         except _FAST_ERRORS:
-            sender.counter -= 1  # nothing was sent: the generic path takes the same counter, or raises the error
+            pass  # nothing was sent: the generic path takes the same counter, or raises the error
+        else:
+            sender.counter = counter
+            return encoded
     return sender.seal(message.TYPE, seq, encode_payload(message))
 
 

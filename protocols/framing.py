@@ -16,7 +16,7 @@ I/O or keeps time.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -169,7 +169,10 @@ class Deframer:
         the whole body, its own CRC included, must give :data:`RESIDUE`) becomes a frame right here;
         anything else goes through :func:`decode_frame` again for its one error message.
         """
-        runs = self._split(data)
+        return self._frames(self._split(data))
+
+    def _frames(self, runs: Iterable[bytes]) -> list[Frame | BadFrame]:
+        """The frames and bad runs of ``runs`` (split at the delimiters), as :meth:`feed` gives them."""
         out: list[Frame | BadFrame] = []
         append = out.append
         checked = min(self._max, MAX_ENCODED)

@@ -52,3 +52,21 @@ def test_any_arrival_order_delivers_each_once_in_order(arrivals: list[int]) -> N
     for n in arrivals + list(range(1, 31)):  # re-sends eventually bring every number
         delivered += [e.event_no for e in s.offer(ev(n)).deliver]
     assert delivered == list(range(1, 31))
+
+
+@given(st.lists(st.integers(1, 30), max_size=200))
+def test_next_in_order_is_what_offer_does(arrivals: list[int]) -> None:
+    """The client's fast path (``next_in_order``, then ``offer`` when it declines) delivers, acks and counts
+    duplicates exactly as ``offer`` alone, for any arrival order."""
+    plain, fast = EventSequencer(), EventSequencer()
+    plain.new_boot(1)
+    fast.new_boot(1)
+    for n in arrivals:
+        want = plain.offer(ev(n))
+        if fast.next_in_order(ev(n)):
+            got = ([ev(n)], n, False)
+        else:
+            accepted = fast.offer(ev(n))
+            got = (accepted.deliver, accepted.ack, accepted.duplicate)
+        assert got == (want.deliver, want.ack, want.duplicate)
+        assert (fast.last_delivered, fast.gap, fast.duplicates) == (plain.last_delivered, plain.gap, plain.duplicates)
