@@ -284,11 +284,12 @@ def step(state: State, event: Input) -> tuple[State, list[Intent]]:
         verdict = None if pending is None else lapse(pending.judged(), event.current)
         if pending is None or verdict is None:
             return state, []
-        return _apply(state, pending, verdict, event.open_round)[:2]
+        state, intents, _ = _apply(state, pending, verdict, event.open_round)
+        return state, intents
     if isinstance(event, Decide):
         return _decide(state, event)
     if isinstance(event, Failed):
-        unread = event.action == "reveal" and event.code == "unreadable-card" and event.round_id is not None
+        unread = event.action == "reveal" and event.code == "unreadable-card"
         if unread and event.round_id is not None and isinstance(event.index, int):
             return dataclasses.replace(state, unreadable=state.unreadable | {(event.round_id, event.index)}), []
         return state, []
