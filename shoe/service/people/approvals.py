@@ -33,6 +33,12 @@ journaled, and the step is asked for again. An approval grants that one request'
 digest, while it runs; nothing of it outlives the decision. The decision itself is the pure
 :func:`shoe.service.people.approval_judge.judge`.
 
+This module is the adapter on the owner thread: what the approvals hold and do is the pure
+:func:`shoe.service.people.approval_step.step` (the state and one input -> the new state and intents).
+:class:`Approvals` gathers each input (which gate a command falls under, the inputs' digest now: both need
+the owner's state), carries out the intents in order (journal, run, publish, answer, refuse) and commits
+the new state only after the entries that describe it are in the journal.
+
 Entries of a request go in its round while that round is open; a request lapses in its round before
 the round's closing; a refusal that comes after the closing is journaled outside any round, naming
 the round in ``round`` (``shoectl journal verify`` holds nothing after a round's closing).
@@ -44,9 +50,8 @@ before (docs/people.md, "Approvals").
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -59,7 +64,29 @@ from shoe.service.api import requests as rq
 from shoe.service.api.registry import BY_NAME
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.people.approval_inputs import faults, inputs_now, payout_bets
-from shoe.service.people.approval_judge import Attempt, Request, Verdict, judge, lapse
+from shoe.service.people.approval_judge import Attempt
+from shoe.service.people.approval_step import (
+    GATES,
+    Ask,
+    Checkpoint,
+    Decide,
+    End,
+    Failed,
+    Gate,
+    Grant,
+    Input,
+    Intent,
+    Pending,
+    Proceed,
+    Publish,
+    Refuse,
+    Reply,
+    Review,
+    Run,
+    State,
+    step,
+)
+from shoe.service.rounds.intents import Append
 from shoe.service.rounds.mississippi import MississippiRun
 
 if TYPE_CHECKING:
@@ -68,93 +95,18 @@ if TYPE_CHECKING:
 __all__ = ["GATES", "Approvals", "Gate"]
 
 log = structlog.get_logger("shoe.service")
-KEPT = 20  # decided requests kept in the view
-
-
-@dataclass(frozen=True)
-class Gate:
-    kind: str
-    needs: tuple[str, ...]
-    rule: str
-
-
-GATES: Mapping[str, Gate] = {
-    "void": Gate("void", ("floorperson",), "casino procedure: a supervisor approves a void"),
-    "payout": Gate("payout", ("floorperson",), "PA 655a.11(i)(4)(i)(C), (i)(4)(iii)(B)"),
-    "tamper": Gate("tamper", ("floorperson", "surveillance"), "a tamper fault is cleared under supervision"),
-    "maintenance-dispense": Gate(
-        "maintenance-dispense", ("floorperson",), "a maintenance dispense from the shift's checked deck"
-    ),
-    "hand-entered-card": Gate(
-        "hand-entered-card",
-        ("technician", "floorperson"),
-        "rules digest, Irregularities: a card unreadable after re-read",
-    ),
-}
-
-
-@dataclass
-class Pending:
-    id: str
-    gate: Gate
-    step: str
-    params: dict[str, Any]  # the step's request, as plain JSON (what the digest covers)
-    role: Any  # the service role the step was asked as
-    requester: Mapping[str, str]
-    round_id: str | None  # None: a maintenance step between rounds
-    key: tuple[Any, ...]
-    seat: int | None
-    detail: dict[str, Any]
-    inputs: dict[str, Any]
-    digest: str
-    state: str = "pending"
-    decided_by: Mapping[str, str] | None = None
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.gate.kind,
-            "step": self.step,
-            "round_id": self.round_id,
-            "seat": self.seat,
-            "detail": self.detail,
-            "params": self.params,
-            "inputs": self.inputs,
-            "digest": self.digest,
-            "needs": list(self.gate.needs),
-            "rule": self.gate.rule,
-            "requested_by": dict(self.requester),
-            "state": self.state,
-            "decided_by": dict(self.decided_by) if self.decided_by else None,
-        }
-
-    def judged(self) -> Request:
-        role = str(getattr(self.role, "value", self.role))
-        return Request(self.id, self.state, self.digest, frozenset(self.gate.needs), self.requester["id"], role)
-
-
-@dataclass(frozen=True)
-class Grant:
-    """The one step an approval lets run, while it runs: its request's key, at its digest (``None``: the
-    misdeal a rejected hand-entered card makes, which no one asked for)."""
-
-    key: tuple[Any, ...]
-    digest: str | None
-
-
-def _refuse(code: str, message: str, kind: ErrorKind, hint: str | None = None) -> ServiceError:
-    return ServiceError(code, message, kind=kind, hint=hint)
 
 
 class Approvals:
     """Owned by the owner thread; ``shown`` is what other threads read (replaced whole, never changed)."""
 
     def __init__(self) -> None:
-        self.requests: dict[str, Pending] = {}
-        self.waiting: set[str] = set()  # the ids of pending requests (reviewed after every owner item)
-        self.grant: Grant | None = None
-        self.unreadable: set[tuple[str, int]] = set()  # (round, community index) the reader failed on
+        self.state = State()
         self.shown: list[dict[str, Any]] = []
+
+    @property
+    def grant(self) -> Grant | None:
+        return self.state.grant
 
     # -- before and after a command ----------------------------------------------------------------
 
@@ -173,7 +125,7 @@ class Approvals:
             return self._gate(owner, cmd, GATES["void"], (run.round_id, "void"), None, request)
         if cmd.action == "reveal":
             assert isinstance(request, rq.Reveal)
-            if request.card is None or (run.round_id, request.index) not in self.unreadable:
+            if request.card is None or (run.round_id, request.index) not in self.state.unreadable:
                 return None
             self._check_unaccounted(owner, run.round_id, request.card)
             card: tuple[Any, ...] = (run.round_id, "card", request.index, request.card)
@@ -208,10 +160,8 @@ class Approvals:
     def failed(self, owner: Owner, cmd: Command, error: ServiceError) -> None:
         """Note a reveal the reader could not identify: a card entered for it then needs a confirmation."""
         run = owner.desk.run
-        if cmd.action == "reveal" and error.code == "unreadable-card" and run is not None:
-            index = cmd.params.get("index") if isinstance(cmd.params, Mapping) else getattr(cmd.params, "index", None)
-            if isinstance(index, int):
-                self.unreadable.add((run.round_id, index))
+        index = cmd.params.get("index") if isinstance(cmd.params, Mapping) else getattr(cmd.params, "index", None)
+        self._step(owner, Failed(cmd.action, error.code, None if run is None else run.round_id, index))
 
     def _hold(self, owner: Owner, cmd: Command, record: SeatSettlement) -> dict[str, Any] | None:
         run = owner.desk.run
@@ -225,11 +175,11 @@ class Approvals:
         assert journal is not None
         seen = {e.data.get("card") for e in journal.entries(round_id=round_id, kinds=["card"])}
         if card in seen:
-            raise _refuse(
+            raise ServiceError(
                 "card-accounted-for",
                 f"{card} is already dealt in this round: it cannot be the unread card",
-                ErrorKind.CONFLICT,
-                "read the card's face again and enter it",
+                kind=ErrorKind.CONFLICT,
+                hint="read the card's face again and enter it",
             )
 
     # -- what a request covers ---------------------------------------------------------------------
@@ -237,20 +187,18 @@ class Approvals:
     def _digest_now(self, owner: Owner, pending: Pending) -> str | None:
         """The digest of ``pending``'s step as it would run now; ``None``: it can no longer run as asked."""
         try:
-            now = inputs_now(owner, self.unreadable, pending.gate.kind, pending.round_id, pending.seat, pending.params)
+            now = inputs_now(
+                owner, self.state.unreadable, pending.gate.kind, pending.round_id, pending.seat, pending.params
+            )
+            return None if now is None else approval_digest(pending.gate.kind, pending.step, pending.params, now[0])
         except Exception:  # a step that cannot be looked at cannot be approved: it lapses
             return None
-        return None if now is None else approval_digest(pending.gate.kind, pending.step, pending.params, now[0])
 
     def review(self, owner: Owner) -> None:
         """After every owner item (and before a round's closing): a request whose inputs changed lapses, journaled."""
-        for request_id in sorted(self.waiting):
-            pending = self.requests[request_id]
-            verdict = lapse(pending.judged(), self._digest_now(owner, pending))
-            if verdict is None:
-                continue
+        for pending in self.state.waiting():
             try:
-                self._apply(owner, pending, verdict)
+                self._step(owner, Review(pending.id, self._digest_now(owner, pending), _open_round(owner)))
             except JournalDataError as exc:  # refused whole, nothing written: still pending; a decision refuses it
                 log.warning("an approval's lapse could not be journaled", request_id=pending.id, error=str(exc))
 
@@ -260,36 +208,11 @@ class Approvals:
         self, owner: Owner, cmd: Command, gate: Gate, key: tuple[Any, ...], seat: int | None, request: msgspec.Struct
     ) -> dict[str, Any] | None:
         params: dict[str, Any] = msgspec.to_builtins(request)
-        round_id = key[0]  # None: a maintenance step between rounds
-        now = inputs_now(owner, self.unreadable, gate.kind, round_id, seat, params)
-        if now is None:  # pragma: no cover - intercept and hold ask only for steps that can be taken
-            raise _refuse("not-now", f"the {gate.kind} cannot be taken now", ErrorKind.CONFLICT)
-        inputs, detail = now
-        digest = approval_digest(gate.kind, cmd.action, params, inputs)
-        grant = self.grant
-        if grant is not None and grant.key == key and grant.digest in (None, digest):
-            self.grant = None  # used: the same step asked again needs a new approval
-            return None
-        for request_id in sorted(self.waiting):
-            pending = self.requests[request_id]
-            if pending.key != key:
-                continue
-            if pending.digest == digest:
-                return {"awaiting_approval": pending.public()}  # the same request, not two
-            verdict = lapse(pending.judged(), digest)
-            if verdict is not None:
-                self._apply(owner, pending, verdict)
+        now = inputs_now(owner, self.state.unreadable, gate.kind, key[0], seat, params)
         assert cmd.by is not None
-        pending = Pending("a-" + secrets.token_hex(4), gate, cmd.action, params, cmd.role, dict(cmd.by), round_id, key,
-                          seat, detail, inputs, digest)  # fmt: skip
-        self._journal(owner, pending, {
-            "action": "requested", "step": cmd.action, "needs": list(gate.needs), "seat": seat, "detail": detail,
-            "rule": gate.rule, "params": params, "inputs": inputs, "digest": digest,
-        })  # fmt: skip
-        self.requests[pending.id] = pending
-        self.waiting.add(pending.id)
-        self._publish()
-        return {"awaiting_approval": pending.public()}
+        ask = Ask(gate, cmd.action, key, seat, params, cmd.role, cmd.by, now, "a-" + secrets.token_hex(4),
+                  _open_round(owner))  # fmt: skip
+        return self._step(owner, ask)
 
     # -- deciding ----------------------------------------------------------------------------------
 
@@ -300,18 +223,19 @@ class Approvals:
         from shoe.service.api.actions import translate  # actions calls this module: imported when first needed
 
         params = cmd.params if isinstance(cmd.params, Mapping) else {}
+        request_id = str(params.get("request_id"))
+        attempt = Attempt(
+            bool(params.get("approve")),
+            None if cmd.by is None else str(cmd.by.get("id")),
+            frozenset(params.get("staff_roles") or ()),
+            params.get("digest"),
+        )
         try:
-            answer = self._decide(
-                owner,
-                cmd,
-                str(params.get("request_id")),
-                Attempt(
-                    bool(params.get("approve")),
-                    None if cmd.by is None else str(cmd.by.get("id")),
-                    frozenset(params.get("staff_roles") or ()),
-                    params.get("digest"),
-                ),
-            )
+            pending = self.state.get(request_id)
+            if pending is not None:
+                owner.sink.by = cmd.by
+            current = self._digest_now(owner, pending) if pending is not None and pending.state == "pending" else None
+            answer = self._step(owner, Decide(request_id, attempt, current, cmd.by, _open_round(owner)))
         except (ServiceError, JournalDataError) as exc:  # refused, or an entry refused whole: nothing changed
             cmd.future.set_exception(translate(exc))
             return
@@ -320,72 +244,58 @@ class Approvals:
             raise
         finally:
             owner.sink.by = None
-            self.grant = None  # an approval's grant never outlives its decision
-            self._publish()
+            self._step(owner, End())  # an approval's grant never outlives its decision
+        assert answer is not None
         cmd.future.set_result(answer)
 
-    def _decide(self, owner: Owner, cmd: Command, request_id: str, attempt: Attempt) -> dict[str, Any]:
-        pending = self.requests.get(request_id)
-        if pending is None:
-            raise _refuse(
-                "unknown-request",
-                f"no approval request {request_id!r}",
-                ErrorKind.NOT_FOUND,
-                "GET /v1/approvals lists them",
-            )
-        owner.sink.by = cmd.by
-        current = self._digest_now(owner, pending) if pending.state == "pending" else None
-        verdict = judge(pending.judged(), current, attempt)
-        self._apply(owner, pending, verdict, cmd.by)
-        if verdict.error is not None:
-            code, kind, message = verdict.error
-            raise _refuse(code, message, ErrorKind.CONFLICT if kind == "conflict" else ErrorKind.FORBIDDEN,
-                          verdict.hint)  # fmt: skip
-        answer: dict[str, Any] = {"decided": pending.public()}
-        if verdict.grant:
-            self.grant = Grant(pending.key, pending.digest)
-            answer["result"] = self._run(owner, pending.step, pending.params, pending.role, pending.requester)
-        elif verdict.state == "rejected" and pending.gate.kind == "hand-entered-card":  # the misdeal (rules digest)
-            assert cmd.by is not None
-            self.grant = Grant((pending.round_id, "void"), None)
-            answer["result"] = self._run(owner, "void", {"cause": "unreadable-card"}, pending.role, cmd.by)
-        return answer
+    # -- carrying out a step's intents -------------------------------------------------------------
 
-    def _apply(self, owner: Owner, pending: Pending, verdict: Verdict, by: Mapping[str, str] | None = None) -> None:
-        """Journal a verdict's entries, then (journal before state) the request's new state."""
-        for entry in verdict.entries:
-            self._journal(owner, pending, dict(entry))
-        if verdict.state != pending.state:
-            pending.state = verdict.state
-            self.waiting.discard(pending.id)
-            if verdict.state in ("approved", "rejected") and by is not None:
-                pending.decided_by = dict(by)
-            self._publish()
+    def _step(self, owner: Owner, event: Input) -> dict[str, Any] | None:
+        """Take one pure step and carry out its intents in order: the answer of a :class:`Reply`, ``None``
+        when nothing waits. The state is committed once the entries before it are in the journal."""
+        state, intents = step(self.state, event)
+        return self._carry_out(owner, state, intents)
 
-    def _journal(self, owner: Owner, pending: Pending, data: dict[str, Any]) -> None:
-        """An entry of ``pending``: in its round while that round is open, else outside any round (naming it)."""
-        run = owner.desk.run
-        inside = run is not None and pending.round_id is not None and run.round_id == pending.round_id
-        column = pending.round_id if inside and run is not None and not run.closed else None
-        base = {"request_id": pending.id, "kind": pending.gate.kind, "round": pending.round_id}
-        owner.desk.append("approval", {**base, **data}, column)
+    def _carry_out(self, owner: Owner, state: State, intents: Sequence[Intent]) -> dict[str, Any] | None:
+        committed = False
+        result: dict[str, Any] | None = None
+        for intent in intents:
+            if isinstance(intent, Append):
+                owner.desk.append(intent.kind, intent.data, intent.round_id)
+                continue
+            if isinstance(intent, Checkpoint):
+                self.state = intent.state
+                continue
+            if isinstance(intent, Publish):
+                self.shown = list(intent.view)
+                continue
+            if not committed:  # every entry is in: the state they describe is the approvals' now
+                self.state, committed = state, True
+            if isinstance(intent, Run):
+                result = self._run(owner, intent)
+            elif isinstance(intent, Reply):
+                return intent.body if result is None else {**intent.body, "result": result}
+            elif isinstance(intent, Refuse):
+                raise ServiceError(intent.code, intent.message, kind=intent.kind, hint=intent.hint)
+            elif isinstance(intent, Proceed):
+                return None
+        if not committed:
+            self.state = state
+        return None
 
-    def _run(self, owner: Owner, action: str, params: Any, role: Any, by: Mapping[str, str]) -> dict[str, Any]:
+    def _run(self, owner: Owner, run: Run) -> dict[str, Any]:
         from shoe.service.api.actions import execute  # actions calls this module: imported when first needed
         from shoe.service.owner import Command
 
         future: Future[dict[str, Any]] = Future()
         try:
-            execute(owner, Command(action, dict(params), role, future, by))
+            execute(owner, Command(run.action, dict(run.params), run.role, future, run.by))
         finally:
-            self.grant = None  # used or not, the grant ends with its step
+            self._step(owner, End())  # used or not, the grant ends with its step
         return future.result(timeout=0)
 
-    def _publish(self) -> None:
-        live = [p.public() for p in self.requests.values() if p.state == "pending"]
-        done = [p.public() for p in self.requests.values() if p.state != "pending"][-KEPT:]
-        self.shown = live + done
-        if len(self.requests) > 4 * KEPT:  # decided requests are in the journal: memory keeps the recent ones
-            keep = {p["id"] for p in self.shown}
-            self.requests = {k: v for k, v in self.requests.items() if k in keep}
 
+def _open_round(owner: Owner) -> str | None:
+    """The round an approval entry may go in: the one in hand while it is open (not yet closed)."""
+    run = owner.desk.run
+    return run.round_id if run is not None and not run.closed else None
