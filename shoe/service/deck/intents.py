@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from drivers.deck import DeckVerdict
 from shoe.service.api import requests as rq
 from shoe.service.rounds.intents import Alarm, Append, Drain, DrainResult, ReleaseStub
+
+if TYPE_CHECKING:
+    from drivers.deck import DeckVerdict  # a type only: drivers.deck also holds a thread-waiting watch
 
 __all__ = [
     "AwaitLoaded",

@@ -35,9 +35,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from drivers.deck import DeckVerdict
 from drivers.errors import ShoeDiscrepancy, ShoeError, ShoeProtocolError
 from protocols.codes import NakCode
 from shoe.service.api import requests as rq
@@ -56,6 +55,9 @@ from shoe.service.deck.states import BETWEEN_ROUNDS, HINTS, DeckState
 from shoe.service.errors import ErrorKind, ServiceError
 from shoe.service.journal.secrecy import public_view
 from shoe.service.rounds.intents import Alarm, Append, Drain, DrainResult, ReleaseStub
+
+if TYPE_CHECKING:
+    from drivers.deck import DeckVerdict  # a type only: drivers.deck also holds a thread-waiting watch
 
 __all__ = [
     "FOLDED",
