@@ -2,7 +2,7 @@
 
 ``awaiting-deck`` -> ``loaded`` -> ``checked`` -> ``in-play`` -> ``used`` -> ``awaiting-deck``, with
 ``refused`` (the check failed: the deck is never dealt from) and ``unknown`` (the link is down or the shoe
-was not asked yet). :mod:`shoe.service.deck.cycle` moves between them; docs/service.md ("The deck cycle")
+was not asked yet). :mod:`shoe.service.deck.steps` moves between them; docs/service.md ("The deck cycle")
 draws the same machine.
 """
 
