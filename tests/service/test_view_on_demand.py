@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from shoe.service import snapshots
+from shoe.service import TableService, snapshots
 from tests.service.conftest import D, Table, play_ny
 
 
@@ -22,16 +22,16 @@ def _shown(service: object) -> snapshots.Snapshots:
     return service._owner.shown  # type: ignore[attr-defined, no-any-return]
 
 
-def _open(service: object) -> None:
-    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",  # type: ignore[attr-defined]
+def _open(service: TableService, *seats: int) -> None:
+    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
                                   "table": {"min_ante": 100, "max_ante": 10_000},
-                                  "seats": [{"seat": 1, "ante": 100}, {"seat": 2, "ante": 100}]}, D)  # fmt: skip
+                                  "seats": [{"seat": s, "ante": 100} for s in seats]}, D)  # fmt: skip
 
 
 def test_a_round_nobody_reads_builds_no_view(table_factory: Callable[..., Table]) -> None:
     service = table_factory().start()
     shown = _shown(service)
-    _open(service)
+    _open(service, 1, 2)
     for action in ("no-more-bets", "deal", "release-stub"):
         service.submit(action, {}, D)
     assert shown.views_built == 0
@@ -47,9 +47,7 @@ def test_a_reader_keeps_the_owner_building_after_each_item(table_factory: Callab
     shown = _shown(service)
     assert service.round_view(D) is None  # no round yet: asked now
     before = shown.views_built
-    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "table": {"min_ante": 100, "max_ante": 10_000},
-                                  "seats": [{"seat": 1, "ante": 100}]}, D)  # fmt: skip
+    _open(service, 1)
     assert shown.views_built > before  # built by the owner, after its item, without a read
     built = shown.views_built
     view = service.round_view(D)
@@ -84,9 +82,7 @@ def test_a_reader_waits_for_the_owners_item_and_never_builds_from_it(
     monkeypatch.setattr(snapshots, "WANTED_S", 0.0)
     service = table_factory().start()
     shown = _shown(service)
-    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "table": {"min_ante": 100, "max_ante": 10_000},
-                                  "seats": [{"seat": 1, "ante": 100}]}, D)  # fmt: skip
+    _open(service, 1)
     got: list[object] = []
     shown.busy.acquire()  # as the owner does for an item: the round may be changing
     try:
@@ -108,9 +104,7 @@ def test_a_busy_owner_past_the_wait_leaves_the_last_view_built(
     monkeypatch.setattr(snapshots, "BUSY_WAIT_S", 0.1)
     service = table_factory().start()
     shown = _shown(service)
-    service.submit("open-round", {"game": "mississippi-stud", "jurisdiction": "NY",
-                                  "table": {"min_ante": 100, "max_ante": 10_000},
-                                  "seats": [{"seat": 1, "ante": 100}]}, D)  # fmt: skip
+    _open(service, 1)
     first = service.round_view(D)
     assert first is not None and first["state"] == "open-for-wagers"
     service.submit("no-more-bets", {}, D)
