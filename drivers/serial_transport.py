@@ -12,7 +12,7 @@ pyserial facts this module relies on (see ``shared/docs/driver-notes.md``):
 
 A device port's ``read(timeout)`` waits in one ``select`` on the port's descriptor and a wake-up pipe
 that ``close`` writes to, for the whole ``timeout``: an idle link sleeps instead of polling every 50 ms
-(issue 16), and ``wakes_on_close`` tells the link it may wait long; it then reads what is waiting with
+(an idle table wakes rarely), and ``wakes_on_close`` tells the link it may wait long; it then reads what is waiting with
 one ``os.read`` on pyserial's descriptor (``fileno()``), and writes with one ``os.write``, falling back
 to pyserial's write only for what the kernel did not take: pyserial's own read and write each add
 ``select`` and ``ioctl`` calls per request. A write is not drained (no ``tcdrain`` per write): the bytes

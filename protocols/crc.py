@@ -21,4 +21,4 @@ It holds for exactly the one 4-byte tail that is the body's CRC, so it refuses w
 
 crc32c: Callable[[bytes | bytearray | memoryview], int] = _crc32c.crc32c
 """Return the CRC-32C of ``data`` as an unsigned 32-bit integer (the C function itself: no Python
-wrapper on the decode path, issue 16)."""
+wrapper on the decode path)."""

@@ -23,7 +23,7 @@ def _import_structlog_plain() -> ModuleType:
     rendered as plain text by ``format_exc_info`` before any renderer sees it, and a rich traceback
     would show local variables (card codes among them). rich is not a dependency of this project; in
     a development environment other tools install it, and it cost ``shoed`` ~0.2 s and ~4.5 MiB
-    resident (82 modules; issue 16, start and RSS). A ``None`` in ``sys.modules`` makes ``import rich``
+    resident (82 modules; start and RSS). A ``None`` in ``sys.modules`` makes ``import rich``
     raise ImportError, which structlog handles as "not installed"; the entry is removed again at once,
     so anything else in the process imports rich normally. Nothing changes when rich or structlog is
     already imported.
@@ -78,7 +78,7 @@ def configure(level: str = "warning", *, json_lines: bool | None = None, stream:
     )
     structlog.configure(
         # filter_by_level first: a line below the level is dropped before any processor runs (a debug
-        # line on a hot path then costs one level check, not the chain; issue 16).
+        # line on a hot path then costs one level check, not the chain).
         processors=[structlog.stdlib.filter_by_level, *shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,

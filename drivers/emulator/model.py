@@ -81,7 +81,7 @@ class Counters:
     misfeeds: int = 0
 
     def values(self) -> tuple[int, ...]:
-        # Field by field: dataclasses.astuple deep-copies each value (a GET_COUNTERS per check, issue 16).
+        # Field by field: dataclasses.astuple deep-copies each value (a GET_COUNTERS per check).
         return (self.cards, self.stacks, self.jams, self.misreads, self.power_cycles, self.double_feeds,
                 self.misfeeds)  # fmt: skip
 

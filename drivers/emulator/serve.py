@@ -14,7 +14,7 @@ are discarded.
 
 Each server is one daemon thread waiting in ``select`` on its fds and on a wake-up pipe the shoe
 signals when output is ready or the link changes, so there is no polling latency (output the shoe makes
-while this thread hands it a request is read in the same pass, without the pipe: issue 16). Writes never
+while this thread hands it a request is read in the same pass, without the pipe). Writes never
 block: bytes a reader does not take are held (at most 256 KiB, then the oldest are dropped).
 """
 

@@ -103,7 +103,7 @@ class TimerThread:
     Both are called with ``lock`` held. The thread sleeps on a condition of its own over that lock, so
     that the shoe's notifications to readers of its output (one per frame sent) do not wake it: the
     owner calls ``wake(due)`` after adding work, and only work due before the thread's current wait
-    (``until``) wakes it (issue 16: a wake-up and a GIL hand-off per frame were on the answer path).
+    (``until``) wakes it (a wake-up and a GIL hand-off per frame were on the answer path).
     ``stop()`` ends the thread.
     """
 

@@ -9,7 +9,7 @@ answered ``403``.
 role: the development and bench set-up, where whoever can reach 127.0.0.1 already owns the machine.
 A non-loopback bind without tokens refuses to start (``InsecureBind``).
 
-**People** (issue 13, docs/people.md): a token the people desk issued (``shoe_s_`` a sign-in session,
+**People** (docs/people.md): a token the people desk issued (``shoe_s_`` a sign-in session,
 ``shoe_t_`` an employee's API token) stands for that employee, with the service roles their roles
 map to (:data:`SERVICE_ROLES`), and every journal entry their actions cause names them. Such a token
 is always checked, even with no configuration tokens: a session that ended, a revoked token or one

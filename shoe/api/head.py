@@ -1,5 +1,5 @@
 """A request's head: the request line and the header block, parsed without ``email.parser`` when it
-is well formed (issue 16: ``http.server`` hands every header block to the e-mail parser, a tenth of
+is well formed (``http.server`` hands every header block to the e-mail parser, a tenth of
 the HTTP layer's CPU per request).
 
 ``parse_request`` is ``http.server.BaseHTTPRequestHandler.parse_request`` (Python 3.11) with the

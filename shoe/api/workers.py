@@ -2,7 +2,7 @@
 
 ``ThreadingHTTPServer`` started a thread for every connection and let it end with the connection:
 with one connection per request (what ``bench/service.py`` and many clients do) that was a thread's
-creation, its start hand-off and its end on every request (issue 16: a fifth of shoed's CPU per
+creation, its start hand-off and its end on every request (a fifth of shoed's CPU per
 round was the HTTP threads).  Here a worker that has served its connection waits for the next one,
 for ``IDLE_S`` at most, then ends; so a busy server reuses its threads and an idle one holds none
 (no wake-ups: the wait is one ``Condition.wait``).

@@ -1,4 +1,4 @@
-"""``shoectl report``: theoretical against actual hold, and decision quality, from the journal (issue 15).
+"""``shoectl report``: theoretical against actual hold, and decision quality, from the journal.
 
 Reads the journal (never writes it) through :mod:`shoe.report.read`; the figures come from
 :mod:`shoe.report.summary` and :mod:`shoe.math.actual`.  No card code is printed: only amounts, counts,

@@ -94,7 +94,7 @@ class Context:
     group: str = GROUP
     vendor_id: int = VENDOR_ID
     product_id: int = PRODUCT_ID
-    release_root: Path = Path(sys.prefix)  # the installed program checked against its manifest (issue 17)
+    release_root: Path = Path(sys.prefix)  # the installed program checked against its manifest
     release_pubkey: Path | None = field(default_factory=_release_pubkey)
 
     @property

@@ -71,7 +71,7 @@ def service_reachable(ctx: Context) -> CheckResult:
 
 @check(PROGRAM)
 def installed_program(ctx: Context) -> CheckResult:
-    """The installation this doctor runs from against its release manifest (issue 17): the software identity."""
+    """The installation this doctor runs from against its release manifest: the software identity."""
     from shoe.release.program import check_program
 
     result = check_program(ctx.release_root / MANIFEST_NAME, ctx.release_pubkey, ctx.release_root)

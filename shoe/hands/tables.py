@@ -153,8 +153,8 @@ def _no_flush_tables(number: dict[tuple[int, tuple[int, ...]], int]) -> dict[int
     The best five of n cards (n = 6, 7) is the best five of one of the n-1-card multisets left after
     taking one card away (one not among the best five), and a higher rank number is a better hand: so
     ``NO_FLUSH[n][key]`` is the largest ``NO_FLUSH[n - 1][key - RANK_KEY[r]]`` over the ranks r held. A
-    few lookups a multiset instead of classifying it: the build took 0.8 s, most of it here (issue 16,
-    start). tests/rules/test_hands_tables.py holds the result to :func:`best_no_flush` on every multiset.
+    few lookups a multiset instead of classifying it: the build took 0.8 s, most of it here, at
+    start. tests/rules/test_hands_tables.py holds the result to :func:`best_no_flush` on every multiset.
     """
     out: dict[int, dict[int, int]] = {}
     key_of = RANK_KEY.__getitem__

@@ -68,7 +68,7 @@ def present_round(r: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _people(r: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Who caused the round's entries (their ``by``, issue 13): id, name and how many, in order of first act."""
+    """Who caused the round's entries (their ``by``): id, name and how many, in order of first act."""
     found: dict[str, dict[str, Any]] = {}
     for name in (*EVENT_KINDS.values(), "other"):
         for e in r.get(name) or ():

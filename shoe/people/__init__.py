@@ -1,4 +1,4 @@
-"""People, not roles (issue 13): employees, their credentials, sign-in sessions.
+"""People, not roles: employees, their credentials, sign-in sessions.
 
 - :mod:`.credentials`: PINs (salted scrypt) and API tokens (random, stored as SHA-256 digests);
 - :mod:`.store`: shoed's own SQLite file of employees and tokens (``people.sqlite`` beside the journal);

@@ -63,7 +63,7 @@ _DUMMY = (
     "scrypt$16384$8$1$00000000000000000000000000000000$c3be8696f272cde38106ae21b68d53ad8b2cdc56866bb7facb76d0ab764104fd"
 )
 """``hash_pin("0000")`` with an all-zero salt, written out: hashing it at import cost every process that
-imported the API ~0.2 s (more under load) and 16 MiB of scrypt memory (issue 16, start to first 200). It
+imported the API ~0.2 s (more under load) and 16 MiB of scrypt memory (start to first 200). It
 is no secret (nothing verifies against it but :func:`burn_time`); tests/people/test_credentials.py holds
 it to the current ``SCRYPT_N``, ``SCRYPT_R``, ``SCRYPT_P``, so a check of an unknown badge costs what a
 real one does."""

@@ -19,7 +19,7 @@ from pathlib import Path
 __all__ = ["ROLES", "Employee", "PeopleStore", "TokenRow"]
 
 ROLES = ("dealer", "floorperson", "technician", "surveillance", "observer", "table-system")
-"""The roles an employee may hold (issue 13); ``table-system`` is a service account."""
+"""The roles an employee may hold; ``table-system`` is a service account."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS employees (

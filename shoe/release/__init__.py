@@ -1,4 +1,4 @@
-"""Signed releases and seeded program verification (issue 17; GLI-11 §4.3 and GSA GAT field verification).
+"""Signed releases and seeded program verification (GLI-11 §4.3 and GSA GAT field verification).
 
 | module | job |
 |---|---|

@@ -49,7 +49,7 @@ class RoundInfo:
     seats: list[SeatRound] = field(default_factory=list)
     returned: int = 0  # cents returned in a void round
     irregularities: dict[str, int] = field(default_factory=dict)  # irregularity entries by action
-    dealer: str = "no one signed in"  # the first employee the round's entries name (issue 13): its dealer
+    dealer: str = "no one signed in"  # the first employee the round's entries name: its dealer
 
 
 def _card(code: Any) -> int:

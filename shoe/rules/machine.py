@@ -8,7 +8,7 @@ per trigger), ``queued=True``, no automatic ``to_<state>`` transitions, and inva
 A ``MachineError`` (or a trigger the table does not know) becomes the domain refusal, a
 :class:`~shoe.rules.errors.RuleViolation` built by the game's ``refuse`` function with the reason.
 
-Machines are built once per game, not per round (issue 16: a ``transitions.Machine`` costs ~0.5 ms to
+Machines are built once per game, not per round (a ``transitions.Machine`` costs ~0.5 ms to
 build, a quarter of a stud hand): each table keeps a pool of machines, each with its model; a round
 takes one, reset to its initial state, and gives it back when the round is dropped (``__del__``: when its
 last reference goes, or when the collector frees a cycle holding it; ``weakref.finalize`` took 6 µs a round).
@@ -18,7 +18,7 @@ queue per machine) and two rounds in two threads never share a queue.
 No callbacks, no I/O: the machine only moves the state.  The round verifies an action completely
 (seats, cards, amounts) before it fires one trigger here, so a refused action changes nothing.
 
-Plain steps (issue 16: a trigger through ``transitions`` costs ~40 Python calls, 8 of them debug log
+Plain steps (a trigger through ``transitions`` costs ~40 Python calls, 8 of them debug log
 calls, a tenth of a stud hand for its 11 steps): a step whose ``transitions.Transition`` has no condition
 and no callback, out of a state without enter or exit callbacks, on a machine without machine-wide
 callbacks, does nothing but set the model's state.  :meth:`StateMachine.fire` takes such a step by

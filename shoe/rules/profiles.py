@@ -85,7 +85,7 @@ class Irregularity(Enum):
     LINK_LOST = "shoe-link-lost"
     LINK_UNRECONCILED = "shoe-link-unreconciled"
     PC_RESTART = "table-pc-restart"
-    # The shoe contradicted itself (issue 10): handled as the digest handles a card that cannot be trusted
+    # The shoe contradicted itself: handled as the digest handles a card that cannot be trusted
     # (a foreign or duplicate card): misdeal, deck out, security review. Never a guess at which version held.
     SHOE_DISCREPANCY = "shoe-discrepancy"
     OTHER = "other"  # declared by the floor for a cause the table does not list

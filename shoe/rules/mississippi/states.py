@@ -132,7 +132,7 @@ def transition_table(
 ) -> tuple[Edge, ...]:
     """The whole transition table for one profile's switches: one tuple per switches, built once (the
     machine layer shares what rounds of one table share by the table's identity; a table built anew each
-    round kept ~9 KiB a round there for good: issue 16, RSS)."""
+    round kept ~9 KiB a round there for good: RSS)."""
     edges = _deal_edges(community_source, progressive_lockout) + _street_edges() + _forfeit_edges()
     edges += _interrupt_edges()
     # Drop the states this variant never enters (e.g. COMMUNITY_DEALT with a stub source).
