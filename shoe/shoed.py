@@ -160,10 +160,10 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
         _close(api)
         return Exit.CANNOT_START
     url = getattr(api, "url", None)
+    starting.at("loading")  # before the first answer: the lock is held, so no status may still say journal-lock
     if api is not None:  # GET /v1/status answers from now on; every other route 503 starting (shoe.api.starting)
         api.start()
         log.info("service starting", table=config.table, http=url)
-    starting.at("loading")
     from shoe.service.core import TableService  # the owner, the rounds, the rules engine: after the first status
     from shoe.service.notify import Notifier, Watchdog
     from shoe.service.verify.integrity import ProgramRefused
