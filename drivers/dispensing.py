@@ -58,7 +58,10 @@ class Dispenser:
     def _dispense(self, cards: int) -> Stack:
         c = self.client
         if c._needs_resync:
-            c.resync()
+            # Read-only (IDENTIFY, STATUS, the event log), and nothing of this dispense is sent yet: asked again
+            # on silence like the other read-only asks, so a noisy line's four lost answers in a row are not a
+            # dispense in doubt that moved nothing.
+            self._ask(c.resync)
         before = self._position_before(c.positioned)
         dispense_id = c._next_dispense_id
         c._next_dispense_id += 1

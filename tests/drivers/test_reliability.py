@@ -260,3 +260,44 @@ def test_a_request_cut_by_a_link_that_never_comes_back_fails_after_the_give_up_t
     finally:
         client.close()
         shoe.close()
+
+
+class _DropIdentities(EmulatorTransport):
+    """A line that loses the shoe's next ``armed`` IDENTITY answers, once armed (more than one request's tries)."""
+
+    def __init__(self, shoe: EmulatedShoe) -> None:
+        super().__init__(shoe)
+        self._deframer = Deframer()
+        self.armed = 0
+        self.dropped = 0
+
+    def read(self, timeout: float) -> bytes:
+        out = bytearray()
+        for item in self._deframer.feed(super().read(timeout)):
+            if isinstance(item, Frame):
+                if item.msg_type == MsgType.IDENTITY and self.armed:
+                    self.armed -= 1
+                    self.dropped += 1
+                    continue
+                out += encode_frame(item.version, item.msg_type, item.seq, item.payload)
+        return bytes(out)
+
+
+def test_a_resync_before_a_dispense_outlasts_more_lost_answers_than_one_request_tries() -> None:
+    """The resync a dispense starts with moves nothing: on a noisy line it is asked again, as the other
+    read-only asks are, instead of failing a dispense that was never sent."""
+    deck = ("As", "Kd", "7c", "2h", "Td", "9s")
+    shoe = EmulatedShoe(EmulatorConfig(deck=deck))
+    transport = _DropIdentities(shoe)
+    client = ShoeClient(transport, timeouts=FAST)
+    try:
+        client.connect()
+        assert client.dispense(2).codes == ("As", "Kd")
+        client._needs_resync = True  # as after a discrepancy or a lost link
+        transport.armed = FAST.retries + 2  # every try of one IDENTIFY, and the first of the next ask
+        assert client.dispense(2).codes == ("7c", "2h")
+        assert transport.dropped == FAST.retries + 2
+        assert shoe.stats.cards_moved == 4
+    finally:
+        client.close()
+        shoe.close()
