@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 GENESIS = "0" * 64
 COLUMNS = ("seq", "ts", "kind", "round_id", "data", "prev_hash", "hash")
 
@@ -80,11 +82,55 @@ def prepare(kind: str, data: Mapping[str, Any], round_id: str | None = None) -> 
         raise JournalDataError(f"round_id must be a string or None, not {round_id!r}: nothing was written")
     if not isinstance(data, Mapping):
         raise JournalDataError(f"an entry's data must be a mapping, not {type(data).__name__}: nothing was written")
-    text = canonical(dict(data))
+    plain = dict(data)
+    fast = _fast_canonical(plain)
+    if fast is None:
+        text = canonical(plain)
+        back = json.loads(text)
+        if canonical(back) != text:  # keys that were not text, sorted as numbers: verify would call it edited
+            raise JournalDataError(
+                "journal data's keys must be text (a mapping with number keys sorts differently once they are "
+                "text, and the stored entry would not verify): nothing was written"
+            )
+    else:
+        text, back = fast
     for name in (kind, round_id):  # the hash covers them too: they must have a UTF-8 form
         if name is not None and not name.isascii():
             canonical(name)
-    return Pending(kind, round_id, text, json.loads(text))  # exactly what readers will get back
+    return Pending(kind, round_id, text, back)  # the data exactly as readers will get it back
+
+
+class _FloatSeen(Exception):
+    pass
+
+
+def _refuse_float(_text: str) -> float:
+    raise _FloatSeen
+
+
+_SORTED_ENCODE = msgspec.json.Encoder(order="sorted").encode
+_DECODE_NO_FLOAT = msgspec.json.Decoder(float_hook=_refuse_float).decode
+
+
+def _fast_canonical(data: dict[str, Any]) -> tuple[str, Any] | None:
+    """``canonical(data)`` and its parse, in C, when that is provably the json module's text; else ``None``.
+
+    msgspec writes keys sorted, strings escaped and integers exactly as ``canonical`` does, and refuses lone
+    surrogates, non-str keys, integers past the digit limit and unknown objects as it does. Where they
+    differ, the round trip tells: NaN and infinities (msgspec writes ``null``), sets, tuples, bytes,
+    enums and other objects msgspec would write as something else come back unequal to ``data``, and a
+    float (written ``1e16`` where json writes ``1e+16``) stops the parse. Each goes the json module's way,
+    with its text or its refusal. The entry hash covers this text, so it must be byte for byte the same:
+    ``tests/journal/test_canonical_fast.py`` checks it over any JSON-like value.
+    """
+    try:
+        raw = _SORTED_ENCODE(data)
+        back = _DECODE_NO_FLOAT(raw)
+        if back != data:  # an object's own __eq__ may raise too (an array's): the json module's way then
+            return None
+    except Exception:
+        return None
+    return raw.decode(), back
 
 
 def canonical(value: Any) -> str:
@@ -115,13 +161,23 @@ def entry_hash(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | 
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def _head_text(seq: int, ts: str, kind: str, round_id: str | None) -> str:
+    """``canonical([seq, ts, kind, round_id])``: in C for an int and strings (the same text, as for data)."""
+    if type(seq) is int and type(ts) is str and type(kind) is str and (round_id is None or type(round_id) is str):
+        try:
+            return _SORTED_ENCODE([seq, ts, kind, round_id]).decode()
+        except Exception:  # a lone surrogate: canonical's refusal says so
+            pass
+    return canonical([seq, ts, kind, round_id])
+
+
 def entry_hash_of_text(prev_hash: str, *, seq: int, ts: str, kind: str, round_id: str | None, data_text: str) -> str:
     """:func:`entry_hash` from the data's canonical text, serialised once by the caller: the same digest.
 
     ``canonical([seq, ts, kind, round_id, data])`` is ``canonical([seq, ts, kind, round_id])`` with its
     closing bracket replaced by ``,`` + ``canonical(data)`` + ``]`` (same separators, keys sorted in both).
     """
-    head = canonical([seq, ts, kind, round_id])
+    head = _head_text(seq, ts, kind, round_id)
     return hashlib.sha256(f"{prev_hash}{head[:-1]},{data_text}]".encode()).hexdigest()
 
 
