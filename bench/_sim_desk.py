@@ -23,7 +23,7 @@ from protocols.fields import CardRead
 from shoe.journal import Entry, Journal, JournalError, Pending, prepare
 from shoe.rules.profiles import Irregularity
 from shoe.service.errors import ServiceError
-from shoe.service.journal.entries import check_entry, known_dispense_id
+from shoe.service.journal.entries import check_entry, known_dispense_id_of
 from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.run import RoundRun
 
@@ -96,9 +96,9 @@ class SimDesk:
             return self.store.journal.head_seq()  # the planted bug: a dispensed card never reaches the journal
         if self.by is not None and "by" not in data:
             data = {**data, "by": dict(self.by)}
-        check_entry(kind, data)
+        payload = check_entry(kind, data)
         pending = prepare(kind, data, round_id)
-        known = known_dispense_id(kind, data)
+        known = known_dispense_id_of(payload)
         if known is not None:
             self.known_dispense_id = max(self.known_dispense_id, known)
         self._pending.append(pending)

@@ -31,7 +31,13 @@ from shoe.service import ServiceConfig, TableService
 from shoe.service.deck.payloads import DeckEvent
 from shoe.service.journal import entries as en
 from shoe.service.journal.codec import tagged_types
-from shoe.service.journal.entries import EntryKind, check_entry, known_dispense_id, payload_types
+from shoe.service.journal.entries import (
+    EntryKind,
+    check_entry,
+    known_dispense_id,
+    known_dispense_id_of,
+    payload_types,
+)
 from shoe.service.journal.payloads import CardEntry
 from shoe.service.journal.visibility import PAYLOADS
 from shoe.service.people.approval_payloads import ApprovalAction
@@ -136,6 +142,14 @@ def test_known_dispense_id_read_from_the_typed_payloads_is_the_journals(shift_jo
     assert typed > 0
     assert typed == max((e.data["known_dispense_id"] for e in shift_journal
                          if isinstance(e.data.get("known_dispense_id"), int)), default=0)  # fmt: skip
+
+
+def test_the_sinks_reading_from_the_checked_payload_is_the_lookups(shift_journal: list[Entry]) -> None:
+    """What the sink keeps (read off the payload it checked) is what the lookup by kind and data finds."""
+    pairs = [(known_dispense_id_of(check_entry(e.kind, e.data)), known_dispense_id(e.kind, e.data))
+             for e in shift_journal]  # fmt: skip
+    assert [a for a, _ in pairs] == [b for _, b in pairs]
+    assert sum(a is not None for a, _ in pairs) > 10
 
 
 def test_known_dispense_id_of_a_restarted_service_is_the_typed_one(tmp_path: Path) -> None:

@@ -55,6 +55,7 @@ __all__ = [
     "TechnicianAction",
     "check_entry",
     "known_dispense_id",
+    "known_dispense_id_of",
     "parse_entry",
     "payload_types",
 ]
@@ -186,9 +187,15 @@ def _records(payload: Payload) -> list[tuple[str, Any]]:
     return out
 
 
-def check_entry(kind: str, data: Mapping[str, Any]) -> None:
-    """Raise :class:`JournalDataError` (naming the kind and the field) if ``data`` does not fit ``kind``."""
-    parse_entry(kind, data)
+def check_entry(kind: str, data: Mapping[str, Any]) -> Payload:
+    """The typed payload ``data`` is, or :class:`JournalDataError` naming the kind and the field if it does not fit."""
+    return parse_entry(kind, data)
+
+
+def known_dispense_id_of(payload: Payload) -> int | None:
+    """The ``known_dispense_id`` a checked payload carries: only the types of :data:`KNOWN_DISPENSE_ID` have it."""
+    value = getattr(payload, "known_dispense_id", None)
+    return value if type(value) is int else None
 
 
 def known_dispense_id(kind: str, data: Mapping[str, Any]) -> int | None:

@@ -23,7 +23,7 @@ from shoe.journal import Entry, Journal, JournalError, Pending, prepare
 from shoe.journal.lock import JournalLock, checkpoint, open_checked
 from shoe.service.config.settings import ServiceConfig
 from shoe.service.errors import ErrorKind, ServiceError
-from shoe.service.journal.entries import check_entry, known_dispense_id
+from shoe.service.journal.entries import check_entry, known_dispense_id_of
 from shoe.service.journal.feed import EventFeed
 from shoe.service.metrics import Metrics
 from shoe.service.rounds.recovery import JournalFacts, scan_journal
@@ -93,10 +93,10 @@ class JournalSink:
             raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
         if self.by is not None and "by" not in data:
             data = {**data, "by": dict(self.by)}
-        check_entry(kind, data)  # the entry fits its kind's typed payload, or JournalDataError and nothing written
+        payload = check_entry(kind, data)  # it fits its kind's typed payload, or JournalDataError and nothing written
         pending = prepare(kind, data, round_id)
         self._appends += 1
-        known = known_dispense_id(kind, data)  # only from the payloads that declare it (shoe.service.journal.entries)
+        known = known_dispense_id_of(payload)  # read from the payload checked above, not looked up again
         if known is not None:  # memory, read by later entries of the same batch (position); a failed commit stops
             self.known_dispense_id = max(self.known_dispense_id, known)  # the service, and a restart re-reads it
         self._pending.append((pending, data))
