@@ -50,8 +50,8 @@ class ShoeAuthError(ShoeInitError):
     """No authenticated session with the shoe (SPEC §13): never a fall-back to plain frames.
 
     ``cause``: ``shoe-not-paired``, ``key-mismatch``, ``shoe-unauthenticated`` (a v1.0 shoe, or a plain
-    one where the table is paired), ``auth-no-answer``, ``host-not-paired`` (the shoe is paired, this host
-    has no key)."""
+    one where the table is paired), ``host-not-paired`` (the shoe is paired, this host has no key). A shoe
+    that answers nothing to HELLO is a :class:`ShoeTimeout`, as on a plain link: silence proves nothing."""
 
     hint = (
         "pair the shoe with this table: stop shoed, then `shoectl pair --port URL --key-file PATH` "

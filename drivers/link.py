@@ -424,7 +424,11 @@ class Link:
                         return
         if refused is not None:
             raise refused
-        raise ShoeAuthError("auth-no-answer", f"{self.url}: no answer to HELLO: the shoe does not authenticate")
+        # Silence is not a refusal: a shoe that is off, unplugged, or on a line that ate every try says
+        # nothing to any request. Every refusal has an answer (a NAK, a reply under another key), so this
+        # is the timeout a plain link's first request would give, retried as such, never a security alarm.
+        tries = f"{self.timeouts.retries + 1} tries of {self.timeouts.reply:g} s"
+        raise ShoeTimeout(f"no reply to HELLO from {self.url} after {tries}")
 
     def _hello_answer(self, frame: Frame, nonce: bytes) -> bool:
         """True once the session stands; ShoeAuthError for a refusal or a reply sealed under another key."""
@@ -615,13 +619,10 @@ class Link:
                 if self._key is not None:
                     self._handshake()
             except ShoeAuthError as exc:
-                # No answer to HELLO on a noisy or half-plugged line is a failed attempt like any other;
-                # a refusal or another key is told (the client alarms), never a fall-back to plain frames.
-                if exc.cause == "auth-no-answer":
-                    log.debug("reconnect attempt: no answer to HELLO", port=self.url, attempt=attempts)
-                else:
-                    log.error("shoe link: no session", port=self.url, cause=exc.cause, error=str(exc))
-                    self._notify(FrameRefused(exc.cause, "HELLO_REPLY", self.stats.refused))
+                # A refusal or another key is told (the client alarms), never a fall-back to plain frames; no
+                # answer to HELLO (a noisy or half-plugged line) is a ShoeTimeout, a failed attempt like any other.
+                log.error("shoe link: no session", port=self.url, cause=exc.cause, error=str(exc))
+                self._notify(FrameRefused(exc.cause, "HELLO_REPLY", self.stats.refused))
                 with contextlib.suppress(ShoeError):
                     self._transport.close()
                 if self._closed.wait(delay):

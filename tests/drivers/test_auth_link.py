@@ -19,7 +19,7 @@ from drivers.client import ShoeClient
 from drivers.emu_transport import EmulatorTransport
 from drivers.emulator import EmulatedShoe, EmulatorConfig
 from drivers.emulator.mitm import ManInTheMiddle, MitmState, Rule, consistent_liar
-from drivers.errors import ShoeAuthError, ShoeDiscrepancy, ShoeIOError
+from drivers.errors import ShoeAuthError, ShoeDiscrepancy, ShoeIOError, ShoeTimeout
 from drivers.notices import Discrepancy, FrameRefused
 from drivers.transport import Transport
 from protocols import auth, codec
@@ -469,3 +469,18 @@ def test_a_scan_in_flight_across_a_reboot_is_not_sent_again(made: list[Callable[
     with pytest.raises(ShoeIOError, match="rebooted with SCAN in flight"):
         client.scan(timeout=1.0)
     assert len(shoe._mech.stub) == stub - 1  # one card read, by the SCAN before the reboot; none after
+
+
+def test_a_paired_shoe_that_says_nothing_is_a_timeout_not_a_refusal(made: list[Callable[[], None]]) -> None:
+    """A shoe switched off (or a line that loses every HELLO) answers nothing: that is a ShoeTimeout, as on a plain
+    link, which the service retries quietly; only an answer can refuse (a NAK, a reply under another key)."""
+    key = secrets.token_bytes(32)
+    shoe = _shoe(made, key, drop_rate=1.0)  # every byte either way is lost: the shoe is as good as off
+    client = _client(made, EmulatorTransport(shoe), key)
+    with pytest.raises(ShoeTimeout, match="no reply to HELLO") as caught:
+        client.connect()
+    assert not isinstance(caught.value, ShoeAuthError)
+    shoe.set_impairment(drop_rate=0.0)  # switched on: the next connect makes the session
+    again = _client(made, EmulatorTransport(shoe), key)
+    again.connect()
+    assert again.authenticated and [r.card for r in again.dispense(2).cards] == ["3s", "Kc"]

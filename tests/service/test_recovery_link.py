@@ -140,3 +140,21 @@ def test_a_failed_journal_write_stops_the_service_and_loses_nothing_acknowledged
     second = table.start()
     view = second.round_view(OBS)
     assert view is not None and view["next_to_decide"] == 1 and view["seats"]["1"]["bets"] == []
+
+
+def test_a_paired_shoe_switched_off_at_start_is_waited_for_without_an_alarm(
+    table_factory: Callable[..., Table],
+) -> None:
+    """A shoe that says nothing to HELLO is off, not a forger: the service retries, and deals once it is on.
+    It used to raise a blocking "the shoe does not authenticate" alarm that refused rounds until a technician
+    cleared it, for a shoe that was merely switched on after the table PC."""
+    table = table_factory(drop_rate=1.0)  # every byte lost either way: the shoe is as good as off
+    service = table.start()
+    wait_until(lambda: service.health()["shoe"]["link"] == "down")
+    time.sleep(5 * FAST.reconnect_max)  # several more attempts
+    table.shoe.set_impairment(drop_rate=0.0)
+    wait_until(lambda: service.health()["shoe"]["link"] == "up")
+    alarms = [e.data["cause"] for e in table.entries(kinds=("fault",)) if e.data.get("event") == "alarm"]
+    assert alarms == []
+    service.submit("open-round", OPEN, D)  # not refused: no alarm waits for a technician
+    assert state_of(service) != "void"
