@@ -23,7 +23,8 @@ class RoundLedger:
     def __init__(self) -> None:
         self._closed: list[RoundInfo] = []
         self._open: dict[str, list[Entry]] = {}
-        self._first_seen: dict[str, int] = {}  # a round id -> when its first entry came (read_rounds' order)
+        self._first_seen: dict[str, int] = {}  # an open round's id -> when its first entry came (read_rounds' order)
+        self._rounds_seen = 0  # a counter, not len(_first_seen): a closed round's id is let go
         self.last_seq = 0
         self.version = 0
         """Moves whenever what :meth:`rounds` yields may have changed (an entry of a round)."""
@@ -37,10 +38,13 @@ class RoundLedger:
         if rid is None:
             return
         self.version += 1
-        self._first_seen.setdefault(rid, len(self._first_seen))
+        if rid not in self._first_seen:
+            self._first_seen[rid] = self._rounds_seen
+            self._rounds_seen += 1
         self._open.setdefault(rid, []).append(entry)
         if entry.kind == "round-closed":
             self._closed.append(rounds_of(self._open.pop(rid)))
+            del self._first_seen[rid]  # only open rounds are ordered by it: a shift of rounds does not pile up ids
 
     def rounds(self) -> Iterator[RoundInfo]:
         """Every round, as :func:`~shoe.report.read.read_rounds` orders them."""

@@ -68,3 +68,13 @@ def test_an_entry_given_twice_counts_once(journal_entries: list[Entry]) -> None:
         ledger.add(entry)
     assert build_report(ledger.rounds()) == _old(journal_entries, "all")
     assert ledger.last_seq == journal_entries[-1].seq
+
+
+def test_a_closed_round_leaves_nothing_but_its_summary(journal_entries: list[Entry]) -> None:
+    """An unattended shift closes thousands of rounds: only the open rounds' ids and entries stay held."""
+    ledger = RoundLedger()
+    for entry in journal_entries:
+        ledger.add(entry)
+    closed = {e.round_id for e in journal_entries if e.kind == "round-closed"}
+    assert ledger.closed_rounds == len(closed) > 100
+    assert set(ledger._first_seen) == set(ledger._open) and not set(ledger._open) & closed
