@@ -27,13 +27,11 @@ table); ``Visibility.roles`` holds per-role overrides for the roles to come (sur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from protocols.bootid import boot_id_text
 from shoe.rules.mississippi.records import (
     ChipCountRecord,
     CommunityDealtRecord,
@@ -55,6 +53,19 @@ from shoe.rules.mississippi.records import (
 )
 from shoe.rules.stud.records import AntePosted, BettingAction, BurnsReshuffled, CardDealt, PotAwarded
 from shoe.service.journal.entries import EntryKind
+from shoe.service.journal.show import (
+    ALWAYS,
+    BOOT_ID,
+    COUNTED,
+    NESTED,
+    NEVER,
+    TEXT,
+    Before,
+    Moment,
+    Show,
+    entry_face_up,
+    revealed,
+)
 
 if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which imports this one
     from shoe.service.errors import Role
@@ -62,74 +73,8 @@ if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which impor
 __all__ = ["ALWAYS", "NEVER", "PAYLOADS", "RECORDS", "TEXT", "VIEWS", "Before", "Moment", "Show", "Visibility"]
 
 
-class Moment(Enum):
-    ALWAYS = "always"
-    DEALT_FACE_UP = "dealt-face-up"
-    REVEALED = "revealed"
-    SEAT_SETTLED = "seat-settled"
-    SHOWDOWN = "showdown"
-    NEVER = "never"
-
-
-class Before(Enum):
-    """What stands in a field's place before its moment."""
-
-    OMIT = "omit"
-    NULL = "null"
-    COUNT = "count"  # how many cards, never which
-
-
-@dataclass(frozen=True)
-class Show:
-    """One field's rule: from which moment it shows, what stands in for it before, how it is shown."""
-
-    moment: Moment = Moment.ALWAYS
-    before: Before = Before.OMIT
-    text: bool = False
-    """Free text (a misdeal's detail, a pause's reason): shown with card codes scrubbed."""
-    nested: bool = False
-    """A list of nested records, each shown by its own declaration."""
-    reached: Callable[[Mapping[str, Any]], bool] | None = None
-    """Whether the moment has come, from the carrying record's fields; ``None``: the record is made at it."""
-    form: Callable[[Any], Any] | None = None
-    """How the value is shown when it is not shown as stored (docs/journal.md, "Stored forms and shown
-    forms"): a boot id in hex, a ``RevealRecord``'s 0-based index as community card 1-3."""
-
-    plain: bool = field(init=False, repr=False, compare=False)
-    """Shown as stored, always: no moment, stand-in, scrub, nesting or form (the fast path of secrecy)."""
-
-    def __post_init__(self) -> None:
-        plain = self.moment is Moment.ALWAYS and self.reached is None and self.form is None
-        object.__setattr__(self, "plain", plain and not self.text and not self.nested)
-
-    @property
-    def secret(self) -> bool:
-        return self.moment is not Moment.ALWAYS
-
-    def due(self, data: Mapping[str, Any]) -> bool:
-        """Whether the field shows in ``data`` (the record or payload that carries it)."""
-        if self.moment is Moment.NEVER:
-            return False
-        return self.reached is None or self.reached(data)
-
-
-ALWAYS = Show()
-TEXT = Show(text=True)
-NEVER = Show(Moment.NEVER)
-COUNTED = Show(Moment.NEVER, Before.COUNT)
-NESTED = Show(nested=True)
-
-
-def _hex_boot_id(value: Any) -> Any:
-    return boot_id_text(value) if type(value) is int else value
-
-
 def _community_number(value: Any) -> Any:
     return value + 1 if type(value) is int else value
-
-
-BOOT_ID = Show(form=_hex_boot_id)
-"""A boot id: stored as the shoe's integer, shown as 8 lower-case hex digits (protocols/bootid.py)."""
 
 
 @dataclass(frozen=True)
@@ -154,15 +99,6 @@ _RULE = {"rule": ALWAYS, "kind": ALWAYS}
 
 def _face_up(data: Mapping[str, Any]) -> bool:
     return bool(data.get("face_up")) and data.get("target") in ("seat", "common")
-
-
-def _entry_face_up(data: Mapping[str, Any]) -> bool:
-    return data.get("face") == "up" and data.get("target") in ("seat", "common")
-
-
-def _revealed(data: Mapping[str, Any]) -> bool:
-    record = data.get("record")
-    return isinstance(record, Mapping) and record.get("type") == RevealRecord.TAG
 
 
 RECORDS: Mapping[str, Visibility] = MappingProxyType(
@@ -274,7 +210,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
         ),
         EntryKind.ROUND_CLOSED: _v(**_BY, outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
         EntryKind.CARD: _v(**_BY,
-            card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_entry_face_up),
+            card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=entry_face_up),
             target=ALWAYS,
             seat=ALWAYS,
             index=ALWAYS,
@@ -305,7 +241,7 @@ PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
             record=_RECORD,
         ),
         EntryKind.REVEAL: _v(**_BY,
-            index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=_revealed), source=NEVER, record=NEVER
+            index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=revealed), source=NEVER, record=NEVER
         ),
         EntryKind.SETTLEMENT: _v(**_BY,
             seat=ALWAYS,
