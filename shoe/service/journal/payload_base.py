@@ -9,6 +9,8 @@ from typing import Annotated, Any, ClassVar
 
 import msgspec
 
+from shoe.service.journal.show import ALWAYS
+
 __all__ = ["Actor", "CardCode", "Payload", "Record"]
 
 CardCode = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][cdhs]$")]
@@ -25,6 +27,6 @@ class Actor(msgspec.Struct, forbid_unknown_fields=True):
 class Payload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     RECORDS: ClassVar[frozenset[str]] = frozenset()
     """The record tags this payload's ``record`` / ``records`` may hold."""
-    by: Actor | None = None
+    by: Annotated[Actor | None, ALWAYS] = None
     """Who did it: every entry an action of a signed-in employee (or an employee's token) causes names them;
     absent for configuration-file tokens, an open loopback API and what the shoe or the service does alone."""
