@@ -50,6 +50,8 @@ class DeckChecked(Payload, tag_field="event", tag=DeckEvent.CHECKED.value):
     count: Annotated[Count | None, ALWAYS]
     back: Annotated[str, ALWAYS]
     expected_back: Annotated[str | None, ALWAYS]  # None: any back (no alternation configured, or the first deck)
+    # The faces a check names are of a deck that failed and is never dealt from (an accepted deck has none to
+    # name), in card order: never the load order (SPEC §9, §11). Shown to every role.
     missing: Annotated[list[CardCode], ALWAYS]
     extra: Annotated[Count, ALWAYS]
     duplicates: Annotated[list[CardCode], ALWAYS]

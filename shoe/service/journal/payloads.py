@@ -5,6 +5,13 @@ sub-action enums (the tag values, as the first release wrote them) and one :clas
 (kind, sub-action), each forbidding unknown fields. A payload's ``record`` (``records``) is a rules
 record as ``shoe.service.journal.codec`` writes it, of one of the tags its ``RECORDS`` names. Money is integer
 cents; card codes are ``As``-style codes or ``None`` for a card not identified.
+
+Each field of an entry's payload type declares who may see it, from which moment, on the field itself
+(``Annotated[T, <rule>]``, the rules of :mod:`shoe.service.journal.show`); the secrecy allow-list
+(:mod:`shoe.service.journal.visibility`) is derived from those declarations. A struct carried inside a field
+(``ShoeRef``, ``NewJournal``, ``SeatWager``, ``SeatClosed``, ``Award``, ``DeckRef``) is shown whole or not at
+all by that field's rule, and declares none of its own. A field marked "never shown so far" was in no
+declaration before the rules moved onto the fields: it stays hidden until someone decides it may show.
 """
 
 from __future__ import annotations
@@ -112,7 +119,8 @@ class NewJournal(Payload):
 class ServiceStart(_Position, tag_field="event", tag=ServiceEvent.START.value, kw_only=True):
     pid: Annotated[int, ALWAYS]
     open_round: Annotated[str | None, ALWAYS]
-    new_journal: Annotated[NewJournal | None, NEVER] = None  # --new-journal overrode the lock file's marker
+    # --new-journal overrode the lock file's marker; never shown so far
+    new_journal: Annotated[NewJournal | None, NEVER] = None
     program: Annotated[ProgramCheck | None, ALWAYS] = None  # the software identity and its check at start
 
 
@@ -133,7 +141,8 @@ class _Opened(Payload, tag_field="game"):
     table: Annotated[dict[str, Any], ALWAYS]  # the table's parameters as given (shoe.service.rounds.params)
     shoe: Annotated[ShoeRef, NEVER]
     records: Annotated[list[Record], NEVER]
-    # the checked deck dealt from (absent in entries written before the deck cycle)
+    # the checked deck dealt from, its number and back design: no card (absent in entries written before the
+    # deck cycle)
     deck: Annotated[DeckRef | None, ALWAYS] = None
 
 
@@ -194,7 +203,7 @@ class Reveal(Payload):
 class MississippiSettlement(Payload):
     RECORDS = frozenset({"SeatSettlement"})
     seat: Annotated[int, ALWAYS]
-    record: Annotated[Record, NESTED]
+    record: Annotated[Record, NESTED]  # one seat, settled now: shown by the SeatSettlement's own rules
 
 
 class Award(Payload):
@@ -207,7 +216,7 @@ class StudSettlement(Payload):
     RECORDS = frozenset({"PotAwarded"})
     uncontested: Annotated[bool, ALWAYS]
     awards: Annotated[list[Award], ALWAYS]
-    # the live seats' cards; None when uncontested
+    # the live seats' cards, shown at the showdown: only the players in it; None when uncontested
     showdown: Annotated[dict[str, list[CardCode]] | None, Show(Moment.SHOWDOWN)]
     pot: Annotated[int, NEVER]
     records: Annotated[list[Record], NEVER]
@@ -248,7 +257,7 @@ class ScanForCommunity(_Decision, tag=DecisionAction.SCAN_FOR_COMMUNITY.value):
     """A community card is about to be read by the shoe (SCAN): after a restart with no card entry for it,
     the reader may have taken the card already, and only the dealer can say which it is."""
 
-    community_index: Annotated[int, ALWAYS]
+    community_index: Annotated[int, ALWAYS]  # which community card the reader is about to read, never the card
 
 
 class StackDealt(_Decision, tag=DecisionAction.STACK_DEALT.value):
@@ -326,16 +335,16 @@ class Void(_Irregularity, tag=IrregularityAction.VOID.value):
     detail: Annotated[str, TEXT]
     record: Annotated[Record | None, NESTED] = None  # Mississippi
     returned: Annotated[dict[str, int] | None, ALWAYS] = None  # seven-card stud: each seat's chips, returned
-    alarm: Annotated[str | None, NEVER] = None  # the shoe alarm that voided the round
-    dispense_id: Annotated[int | None, NEVER] = None
+    alarm: Annotated[str | None, NEVER] = None  # the shoe alarm that voided the round; never shown so far
+    dispense_id: Annotated[int | None, NEVER] = None  # never shown so far
     known_dispense_id: Annotated[int | None, ALWAYS] = None
 
 
 class UnjournaledDispense(_Irregularity, tag=IrregularityAction.UNJOURNALED_DISPENSE.value):
     cause: Annotated[Irregularity, TEXT]
     detail: Annotated[str, TEXT]
-    dispense_id: Annotated[int, NEVER]
-    cards: Annotated[list[CardCode | None] | None, NEVER]  # None: the shoe could not give them back
+    dispense_id: Annotated[int, NEVER]  # never shown so far
+    cards: Annotated[list[CardCode | None] | None, NEVER]  # None: the shoe could not give them back; never shown
     known_dispense_id: Annotated[int, ALWAYS]
 
 
@@ -364,7 +373,7 @@ class Resynced(Payload, tag_field="event", tag=LinkEvent.RESYNCED.value):
 
 
 class ShoePosition(Payload, tag_field="event", tag=LinkEvent.SHOE_POSITION.value):
-    verdict: Annotated[Literal["same", "ahead", "behind", "adopted"], ALWAYS]
+    verdict: Annotated[Literal["same", "ahead", "behind", "adopted"], ALWAYS]  # the shoe's position vs the journal's
     serial: Annotated[str | None, ALWAYS]
     last_dispense_id: Annotated[int, ALWAYS]
     cards_counter: Annotated[int, ALWAYS]
