@@ -6,6 +6,8 @@ Card faces here are those of a deck check (missing, duplicate, foreign cards, in
 load order: SPEC §9, §11); ``who`` says where the fact came from: ``shoe`` (its DECK_LOADED event),
 ``status`` (STATUS polled: an older shoe, or the shoe's cards found at a connect), ``shoed`` (the
 automatic check on load) or the role that asked (``dealer``).
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+all of a deck's facts show to every role.
 """
 
 from __future__ import annotations

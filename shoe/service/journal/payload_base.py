@@ -1,6 +1,7 @@
 """What every journal payload type shares (pure): the base struct, card codes, rules records.
 
 :mod:`shoe.service.journal.payloads` and :mod:`shoe.service.deck.payloads` build on it (``entries`` reads both).
+Every field declares its visibility rule (:mod:`shoe.service.journal.show`); ``by``'s is declared here, once.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ names the digest it approved, ``lapsed`` the digest of the inputs when they chan
 can no longer be taken). ``round`` names the request's round on every entry: an entry after that
 round's closing is journaled outside any round (round_id ``null``). Requests of an older release have
 no digest (the fields default).
+
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+every field shows to every role, since ``detail`` holds only what its step already shows.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Tagged by ``action``. No payload has a field for a PIN, a token, a token's diges
 ``forbid_unknown_fields`` refuses an entry that tries to carry one, so a change of the people desk
 cannot leak a credential into the journal. A token is named by its public id (``t-...``), a session
 by its short id. ``by`` (every payload's, :mod:`.payload_base`) names who made the change.
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+ids, names, roles and reasons show to every role; a token's label is free text, card codes scrubbed.
 """
 
 from __future__ import annotations

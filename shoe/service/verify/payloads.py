@@ -8,6 +8,8 @@
 
 A mismatch is also an ``alarm`` (``fault`` kind: ``program-mismatch``, ``firmware-unapproved``) that refuses
 new rounds until a technician acknowledges it (clear-fault). The tag strings are the journal's.
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+identities, digests and file names show to every role; ``detail`` is free text, card codes scrubbed.
 """
 
 from __future__ import annotations
