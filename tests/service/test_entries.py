@@ -39,7 +39,7 @@ from shoe.service.journal.entries import (
     payload_types,
 )
 from shoe.service.journal.payloads import CardEntry
-from shoe.service.journal.visibility import PAYLOADS
+from shoe.service.journal.visibility import PAYLOADS, Moment
 from shoe.service.people.approval_payloads import ApprovalAction
 from shoe.service.people.payloads import PeopleAction
 from shoe.service.rounds.recovery import scan_journal
@@ -374,18 +374,20 @@ def test_card_statuses_are_the_read_statuses() -> None:
     assert set(status.type.values) == {s.name.lower() for s in ReadStatus}
 
 
-UNDECLARED = {("service", "start", "new_journal"), ("irregularity", "void", "alarm"),
-              ("irregularity", "void", "dispense_id"), ("irregularity", "unjournaled-dispense", "cards"),
-              ("irregularity", "unjournaled-dispense", "dispense_id")}  # fmt: skip
-"""Payload fields the visibility allow-list does not declare (so never shown, to any role): found by the
-typed payloads; whether each may be shown is the secrecy allow-list's decision, not this schema's."""
+NEVER_SHOWN = {("service", "start", "new_journal"), ("irregularity", "void", "alarm"),
+               ("irregularity", "void", "dispense_id"), ("irregularity", "unjournaled-dispense", "cards"),
+               ("irregularity", "unjournaled-dispense", "dispense_id")}  # fmt: skip
+"""Payload fields no allow-list ever declared before each field declared its own rule: never shown, to any role;
+whether one may show is the secrecy allow-list's decision, not this schema's."""
 
 
-def test_the_visibility_allow_list_knows_every_kind_and_every_payload_field_but_the_listed() -> None:
+def test_the_visibility_allow_list_is_every_kind_and_exactly_its_payload_fields() -> None:
     assert set(PAYLOADS) == set(EntryKind)
-    undeclared = set()
+    fields: dict[str, set[str]] = {}
     for (kind, sub), cls in payload_types().items():
         tag = cls.__struct_config__.tag_field
-        fields = {f.name for f in _fields(cls)} | ({tag} if tag else set())
-        undeclared |= {(kind.value, sub, name) for name in fields - set(PAYLOADS[kind].fields)}
-    assert undeclared == UNDECLARED
+        names = {f.name for f in _fields(cls)} | ({tag} if tag else set())
+        fields.setdefault(kind, set()).update(names)
+        never = {(kind.value, sub, n) for n in names if PAYLOADS[kind].fields[n].moment is Moment.NEVER}
+        assert never & NEVER_SHOWN == {x for x in NEVER_SHOWN if x[:2] == (kind.value, sub)}
+    assert {kind: set(v.fields) for kind, v in PAYLOADS.items()} == fields

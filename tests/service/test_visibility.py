@@ -1,6 +1,6 @@
-"""Secrecy by allow-list: every rules record type and every journal entry kind
-declares each of its fields in ``shoe.service.journal.visibility``; nothing undeclared is ever shown, and no
-secret field shows before its moment."""
+"""Secrecy by allow-list: every rules record type declares each of its fields in
+``shoe.service.journal.visibility``, every journal payload field declares its rule on itself (the entry kinds'
+allow-list is derived from those); nothing undeclared is ever shown, and no secret field shows before its moment."""
 
 from __future__ import annotations
 
@@ -12,15 +12,18 @@ import typing
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
 from shoe.cards import FULL_DECK, Card
 from shoe.service import Role
 from shoe.service.journal.codec import record_types
+from shoe.service.journal.entries import EntryKind, payload_types
+from shoe.service.journal.payload_base import Payload
 from shoe.service.journal.secrecy import project, public_payload, public_record
-from shoe.service.journal.visibility import PAYLOADS, RECORDS, Moment
+from shoe.service.journal.show import ALWAYS, NEVER, TAG, declared_rules
+from shoe.service.journal.visibility import PAYLOADS, RECORDS, Moment, payload_visibility
 from tests.service.conftest import OBS, Table, play_ny
 
 SERVICE = Path(__file__).resolve().parents[2] / "shoe" / "service"
@@ -129,6 +132,71 @@ def test_every_journal_kind_the_service_writes_is_declared() -> None:
     written = _kinds_written()
     assert {"card", "decision", "round-opened", "settlement", "technician", "service"} <= written  # the scan works
     assert written - set(PAYLOADS) == set()
+
+
+def test_every_field_of_every_payload_type_declares_one_rule() -> None:
+    for cls in payload_types().values():
+        rules = declared_rules(cls)  # raises naming the struct and the field
+        assert set(rules) == set(cls.__struct_fields__), cls
+        assert rules["by"] is ALWAYS, cls  # declared once, on Payload
+
+
+def test_each_kind_declares_its_payload_types_fields_and_their_tag() -> None:
+    for (kind, _), cls in payload_types().items():
+        declared = PAYLOADS[kind].fields
+        assert all(declared[name] == show for name, show in declared_rules(cls).items()), cls
+        tag = cls.__struct_config__.tag_field
+        assert tag is None or declared[tag] is TAG
+
+
+# Payload types built by the tests below (at module level: their annotations are read back by name).
+
+
+class _Undeclared(Payload, tag_field="event", tag="future"):
+    code: Annotated[str, ALWAYS]
+    hole_cards: list[str]  # no rule
+
+
+class _Twice(Payload, tag_field="event", tag="future"):
+    hole_cards: Annotated[list[str], NEVER, ALWAYS]
+
+
+class _OtherRule(Payload, tag_field="event", tag="future"):
+    detail: Annotated[str, ALWAYS]  # every other link payload's detail is free text, scrubbed
+
+
+class _Declared(Payload, tag_field="event", tag="future"):
+    code: Annotated[str, ALWAYS]
+    hole_cards: Annotated[list[str], NEVER]
+
+
+def test_a_payload_field_without_a_rule_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"_Undeclared\.hole_cards declares no visibility rule"):
+        declared_rules(_Undeclared)
+    with pytest.raises(TypeError, match=r"_Undeclared\.hole_cards declares no visibility rule"):
+        payload_visibility({**payload_types(), (EntryKind.LINK, "future"): _Undeclared})
+
+
+def test_a_payload_field_with_two_rules_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"_Twice\.hole_cards declares 2 visibility rules"):
+        payload_visibility({(EntryKind.LINK, "future"): _Twice})
+
+
+def test_one_field_with_two_rules_in_one_kind_is_refused_naming_both_types() -> None:
+    both = r"'link' entries' field 'detail' has two visibility rules: .*ShoePosition.*_OtherRule"
+    with pytest.raises(TypeError, match=both):
+        payload_visibility({**payload_types(), (EntryKind.LINK, "future"): _OtherRule})
+    # in another kind the same name may have another rule: secrecy reads rules by kind
+    assert payload_visibility({(EntryKind.DECK, "future"): _OtherRule})[EntryKind.DECK].fields["detail"] is ALWAYS
+
+
+def test_a_payload_types_declarations_are_its_kinds_allow_list() -> None:
+    derived = payload_visibility({**payload_types(), (EntryKind.LINK, "future"): _Declared})
+    link = derived[EntryKind.LINK].fields
+    assert link["code"] is ALWAYS and link["hole_cards"] is NEVER and link["event"] is TAG
+    assert {k: dict(v.fields) for k, v in derived.items() if k != EntryKind.LINK} == {
+        k: dict(v.fields) for k, v in PAYLOADS.items() if k != EntryKind.LINK
+    }
 
 
 def _check_declared(kind: str, data: dict[str, Any]) -> list[str]:

@@ -6,6 +6,8 @@ Card faces here are those of a deck check (missing, duplicate, foreign cards, in
 load order: SPEC §9, §11); ``who`` says where the fact came from: ``shoe`` (its DECK_LOADED event),
 ``status`` (STATUS polled: an older shoe, or the shoe's cards found at a connect), ``shoed`` (the
 automatic check on load) or the role that asked (``dealer``).
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+all of a deck's facts show to every role.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from shoe.service.journal.payload_base import CardCode, Payload
+from shoe.service.journal.show import ALWAYS
 
 __all__ = ["DeckChecked", "DeckEvent", "DeckLoadedEntry", "DeckRef", "DeckReleased", "DeckUnchecked"]
 
@@ -37,38 +40,42 @@ class DeckRef(Payload):
 
 
 class DeckLoadedEntry(Payload, tag_field="event", tag=DeckEvent.LOADED.value):
-    deck_no: Annotated[int, msgspec.Meta(ge=1)]  # decks journaled so far, this one included
-    count: Count | None  # the cards the shoe senses (None: it cannot count)
-    back: str  # the back design the shoe read ("" when it cannot read backs)
-    who: str
+    deck_no: Annotated[int, msgspec.Meta(ge=1), ALWAYS]  # decks journaled so far, this one included
+    count: Annotated[Count | None, ALWAYS]  # the cards the shoe senses (None: it cannot count)
+    back: Annotated[str, ALWAYS]  # the back design the shoe read ("" when it cannot read backs)
+    who: Annotated[str, ALWAYS]
 
 
 class DeckChecked(Payload, tag_field="event", tag=DeckEvent.CHECKED.value):
-    deck_no: Annotated[int, msgspec.Meta(ge=1)]
-    ok: bool
-    count: Count | None
-    back: str
-    expected_back: str | None  # None: any back (no alternation configured, or the first deck)
-    missing: list[CardCode]
-    extra: Count
-    duplicates: list[CardCode]
-    foreign: list[CardCode]
-    unreadable: Count
-    checked_faces: bool  # False: an older shoe without DECK_CHECK, only the count was compared
-    problems: list[str]
-    who: str
+    deck_no: Annotated[int, msgspec.Meta(ge=1), ALWAYS]
+    ok: Annotated[bool, ALWAYS]
+    count: Annotated[Count | None, ALWAYS]
+    back: Annotated[str, ALWAYS]
+    expected_back: Annotated[str | None, ALWAYS]  # None: any back (no alternation configured, or the first deck)
+    # The faces a check names are of a deck that failed and is never dealt from (an accepted deck has none to
+    # name), in card order: never the load order (SPEC §9, §11). Shown to every role.
+    missing: Annotated[list[CardCode], ALWAYS]
+    extra: Annotated[Count, ALWAYS]
+    duplicates: Annotated[list[CardCode], ALWAYS]
+    foreign: Annotated[list[CardCode], ALWAYS]
+    unreadable: Annotated[Count, ALWAYS]
+    checked_faces: Annotated[bool, ALWAYS]  # False: an older shoe without DECK_CHECK, only the count was compared
+    problems: Annotated[list[str], ALWAYS]
+    who: Annotated[str, ALWAYS]
 
 
 class DeckReleased(Payload, tag_field="event", tag=DeckEvent.RELEASED.value):
-    count: Count  # the cards the shoe presented (a stub, or a refused deck)
-    who: str
+    count: Annotated[Count, ALWAYS]  # the cards the shoe presented (a stub, or a refused deck)
+    who: Annotated[str, ALWAYS]
 
 
 class DeckUnchecked(Payload, tag_field="event", tag=DeckEvent.UNCHECKED.value):
     """A checked deck loses cards outside a round: it is no longer the deck its check found, and no round
     is dealt from it until it is checked again (or replaced). Journaled before the shoe moves."""
 
-    deck_no: Annotated[int, msgspec.Meta(ge=1)]
-    cause: Literal["maintenance-dispense", "count-differs"]  # a technician's dispense; STATUS counted otherwise
-    count: Count | None  # the cards the shoe held when the deck was unchecked (None: it cannot count)
-    who: str
+    deck_no: Annotated[int, msgspec.Meta(ge=1), ALWAYS]
+    # a technician's dispense; STATUS counted otherwise
+    cause: Annotated[Literal["maintenance-dispense", "count-differs"], ALWAYS]
+    # the cards the shoe held when the deck was unchecked (None: it cannot count)
+    count: Annotated[Count | None, ALWAYS]
+    who: Annotated[str, ALWAYS]

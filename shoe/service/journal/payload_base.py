@@ -1,6 +1,7 @@
 """What every journal payload type shares (pure): the base struct, card codes, rules records.
 
 :mod:`shoe.service.journal.payloads` and :mod:`shoe.service.deck.payloads` build on it (``entries`` reads both).
+Every field declares its visibility rule (:mod:`shoe.service.journal.show`); ``by``'s is declared here, once.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 import msgspec
+
+from shoe.service.journal.show import ALWAYS
 
 __all__ = ["Actor", "CardCode", "Payload", "Record"]
 
@@ -25,6 +28,6 @@ class Actor(msgspec.Struct, forbid_unknown_fields=True):
 class Payload(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     RECORDS: ClassVar[frozenset[str]] = frozenset()
     """The record tags this payload's ``record`` / ``records`` may hold."""
-    by: Actor | None = None
+    by: Annotated[Actor | None, ALWAYS] = None
     """Who did it: every entry an action of a signed-in employee (or an employee's token) causes names them;
     absent for configuration-file tokens, an open loopback API and what the shoe or the service does alone."""

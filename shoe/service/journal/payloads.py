@@ -5,12 +5,19 @@ sub-action enums (the tag values, as the first release wrote them) and one :clas
 (kind, sub-action), each forbidding unknown fields. A payload's ``record`` (``records``) is a rules
 record as ``shoe.service.journal.codec`` writes it, of one of the tags its ``RECORDS`` names. Money is integer
 cents; card codes are ``As``-style codes or ``None`` for a card not identified.
+
+Each field of an entry's payload type declares who may see it, from which moment, on the field itself
+(``Annotated[T, <rule>]``, the rules of :mod:`shoe.service.journal.show`); the secrecy allow-list
+(:mod:`shoe.service.journal.visibility`) is derived from those declarations. A struct carried inside a field
+(``ShoeRef``, ``NewJournal``, ``SeatWager``, ``SeatClosed``, ``Award``, ``DeckRef``) is shown whole or not at
+all by that field's rule, and declares none of its own. A field marked "never shown so far" was in no
+declaration before the rules moved onto the fields: it stays hidden until someone decides it may show.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -18,6 +25,18 @@ from shoe.rules.mississippi.records import Outcome
 from shoe.rules.profiles import Irregularity
 from shoe.service.deck.payloads import DeckRef
 from shoe.service.journal.payload_base import CardCode, Payload, Record
+from shoe.service.journal.show import (
+    ALWAYS,
+    BOOT_ID,
+    NESTED,
+    NEVER,
+    TEXT,
+    Before,
+    Moment,
+    Show,
+    entry_face_up,
+    revealed,
+)
 from shoe.service.verify.payloads import ProgramCheck
 
 __all__ = ["DecisionAction", "FaultEvent", "IrregularityAction", "LinkEvent", "Payload", "ServiceEvent"]
@@ -86,10 +105,10 @@ class ShoeRef(Payload):
 class _Position(Payload):
     """The shoe's position the service adds to link, fault and service entries."""
 
-    known_dispense_id: int | None = None
-    boot_id: int | None = None
-    event_no: int | None = None
-    shoe: ShoeRef | None = None
+    known_dispense_id: Annotated[int | None, ALWAYS] = None
+    boot_id: Annotated[int | None, BOOT_ID] = None
+    event_no: Annotated[int | None, ALWAYS] = None
+    shoe: Annotated[ShoeRef | None, ALWAYS] = None
 
 
 class NewJournal(Payload):
@@ -98,14 +117,15 @@ class NewJournal(Payload):
 
 
 class ServiceStart(_Position, tag_field="event", tag=ServiceEvent.START.value, kw_only=True):
-    pid: int
-    open_round: str | None
-    new_journal: NewJournal | None = None  # --new-journal overrode the lock file's marker
-    program: ProgramCheck | None = None  # the software identity and its check at start
+    pid: Annotated[int, ALWAYS]
+    open_round: Annotated[str | None, ALWAYS]
+    # --new-journal overrode the lock file's marker; never shown so far
+    new_journal: Annotated[NewJournal | None, NEVER] = None
+    program: Annotated[ProgramCheck | None, ALWAYS] = None  # the software identity and its check at start
 
 
 class ServiceStop(_Position, tag_field="event", tag=ServiceEvent.STOP.value, kw_only=True):
-    open_round: str | None
+    open_round: Annotated[str | None, ALWAYS]
 
 
 # -- rounds ------------------------------------------------------------------------------------------
@@ -117,24 +137,27 @@ class SeatWager(Payload):
 
 
 class _Opened(Payload, tag_field="game"):
-    jurisdiction: str
-    table: dict[str, Any]  # the table's parameters as given (shoe.service.rounds.params)
-    shoe: ShoeRef
-    records: list[Record]
-    deck: DeckRef | None = None  # the checked deck dealt from (absent in entries written before the deck cycle)
+    jurisdiction: Annotated[str, ALWAYS]
+    table: Annotated[dict[str, Any], ALWAYS]  # the table's parameters as given (shoe.service.rounds.params)
+    shoe: Annotated[ShoeRef, NEVER]
+    records: Annotated[list[Record], NEVER]
+    # the checked deck dealt from, its number and back design: no card (absent in entries written before the
+    # deck cycle)
+    deck: Annotated[DeckRef | None, ALWAYS] = None
 
 
 class MississippiOpened(_Opened, tag="mississippi-stud", kw_only=True):
     RECORDS = frozenset({"WagerRecord"})
-    seats: dict[str, SeatWager]
-    cards_remaining: int | None = None  # absent in entries written before it was added
+    seats: Annotated[dict[str, SeatWager], ALWAYS]
+    cards_remaining: Annotated[int | None, NEVER] = None  # absent in entries written before it was added
 
 
 class StudOpened(_Opened, tag="seven-card-stud", kw_only=True):
     RECORDS = frozenset({"AntePosted"})
-    seats: list[int]
-    stub_size: int
-    cards_remaining: int | None = None  # the shoe's own count at the opening (None: it gave none; stub_size is 52)
+    seats: Annotated[list[int], ALWAYS]
+    stub_size: Annotated[int, ALWAYS]
+    # the shoe's own count at the opening (None: it gave none; stub_size is 52)
+    cards_remaining: Annotated[int | None, NEVER] = None
 
 
 class SeatClosed(Payload):
@@ -143,42 +166,44 @@ class SeatClosed(Payload):
 
 
 class RoundClosed(Payload):
-    outcome: Literal["complete", "void"]
-    cause: Irregularity | None = None
-    returned: int | None = None
-    pot: int | None = None  # seven-card stud
-    seats: dict[str, SeatClosed] = msgspec.field(default_factory=dict)  # none when the round could not be rebuilt
+    outcome: Annotated[Literal["complete", "void"], ALWAYS]
+    cause: Annotated[Irregularity | None, ALWAYS] = None
+    returned: Annotated[int | None, ALWAYS] = None
+    pot: Annotated[int | None, ALWAYS] = None  # seven-card stud
+    # none when the round could not be rebuilt
+    seats: Annotated[dict[str, SeatClosed], ALWAYS] = msgspec.field(default_factory=dict)
 
 
 class CardEntry(Payload):
     RECORDS = frozenset({"CardDealt"})
-    target: Literal["seat", "community", "burn", "common"]
-    seat: int | None
-    index: int  # in dealing order, from 1
-    dispense_id: int | None  # None: a card the dealer turned over by hand (a Mississippi reveal)
-    position: int | None
-    card: CardCode | None  # None: not identified (``status`` says why)
-    face: Face
-    status: Literal["ok", "smudged", "misaligned", "foreign_card", "reader_fault"]
-    community_index: int | None = None
-    source: Source | None = None
-    street: str | None = None  # seven-card stud: "3" .. "7"
-    record: Record | None = None  # seven-card stud: the card's CardDealt, in the same entry
-    known_dispense_id: int | None = None
+    target: Annotated[Literal["seat", "community", "burn", "common"], ALWAYS]
+    seat: Annotated[int | None, ALWAYS]
+    index: Annotated[int, ALWAYS]  # in dealing order, from 1
+    dispense_id: Annotated[int | None, ALWAYS]  # None: a card the dealer turned over by hand (a Mississippi reveal)
+    position: Annotated[int | None, ALWAYS]
+    # None: not identified (``status`` says why)
+    card: Annotated[CardCode | None, Show(Moment.DEALT_FACE_UP, Before.NULL, reached=entry_face_up)]
+    face: Annotated[Face, ALWAYS]
+    status: Annotated[Literal["ok", "smudged", "misaligned", "foreign_card", "reader_fault"], ALWAYS]
+    community_index: Annotated[int | None, NEVER] = None
+    source: Annotated[Source | None, NEVER] = None
+    street: Annotated[str | None, ALWAYS] = None  # seven-card stud: "3" .. "7"
+    record: Annotated[Record | None, NEVER] = None  # seven-card stud: the card's CardDealt, in the same entry
+    known_dispense_id: Annotated[int | None, NEVER] = None
 
 
 class Reveal(Payload):
     RECORDS = frozenset({"RevealRecord"})
-    index: int
-    card: CardCode
-    source: Source
-    record: Record
+    index: Annotated[int, ALWAYS]
+    card: Annotated[CardCode, Show(Moment.REVEALED, Before.NULL, reached=revealed)]
+    source: Annotated[Source, NEVER]
+    record: Annotated[Record, NEVER]
 
 
 class MississippiSettlement(Payload):
     RECORDS = frozenset({"SeatSettlement"})
-    seat: int
-    record: Record
+    seat: Annotated[int, ALWAYS]
+    record: Annotated[Record, NESTED]  # one seat, settled now: shown by the SeatSettlement's own rules
 
 
 class Award(Payload):
@@ -189,11 +214,12 @@ class Award(Payload):
 
 class StudSettlement(Payload):
     RECORDS = frozenset({"PotAwarded"})
-    uncontested: bool
-    awards: list[Award]
-    showdown: dict[str, list[CardCode]] | None  # the live seats' cards; None when uncontested
-    pot: int
-    records: list[Record]
+    uncontested: Annotated[bool, ALWAYS]
+    awards: Annotated[list[Award], ALWAYS]
+    # the live seats' cards, shown at the showdown: only the players in it; None when uncontested
+    showdown: Annotated[dict[str, list[CardCode]] | None, Show(Moment.SHOWDOWN)]
+    pot: Annotated[int, NEVER]
+    records: Annotated[list[Record], NEVER]
 
 
 # -- decisions ----------------------------------------------------------------------------------------
@@ -205,83 +231,83 @@ class _Decision(Payload, tag_field="action"):
 
 class NoMoreBets(_Decision, tag=DecisionAction.NO_MORE_BETS.value):
     RECORDS = frozenset({"NoMoreBetsRecord"})
-    record: Record
+    record: Annotated[Record, NESTED]
 
 
 class LockProgressive(_Decision, tag=DecisionAction.LOCK_PROGRESSIVE.value):
     RECORDS = frozenset({"ProgressiveLockRecord"})
-    record: Record
+    record: Annotated[Record, NESTED]
 
 
 class ChipCount(_Decision, tag=DecisionAction.CHIP_COUNT.value):
     RECORDS = frozenset({"ChipCountRecord"})
-    record: Record
+    record: Annotated[Record, NESTED]
 
 
 class StackForSeat(_Decision, tag=DecisionAction.STACK_FOR_SEAT.value):
-    target: Literal["seat", "burn", "common"]
-    seat: int | None
-    number: int
-    size: int
-    street: str | None = None  # seven-card stud
-    face: Face | None = None  # seven-card stud: which way up the card will go
+    target: Annotated[Literal["seat", "burn", "common"], ALWAYS]
+    seat: Annotated[int | None, ALWAYS]
+    number: Annotated[int, ALWAYS]
+    size: Annotated[int, ALWAYS]
+    street: Annotated[str | None, ALWAYS] = None  # seven-card stud
+    face: Annotated[Face | None, ALWAYS] = None  # seven-card stud: which way up the card will go
 
 
 class ScanForCommunity(_Decision, tag=DecisionAction.SCAN_FOR_COMMUNITY.value):
     """A community card is about to be read by the shoe (SCAN): after a restart with no card entry for it,
     the reader may have taken the card already, and only the dealer can say which it is."""
 
-    community_index: int
+    community_index: Annotated[int, ALWAYS]  # which community card the reader is about to read, never the card
 
 
 class StackDealt(_Decision, tag=DecisionAction.STACK_DEALT.value):
     RECORDS = frozenset({"StackRecord"})
-    record: Record
-    seat: int
-    number: int | None
-    dispense_id: int
-    known_dispense_id: int
+    record: Annotated[Record, NESTED]
+    seat: Annotated[int, ALWAYS]
+    number: Annotated[int | None, ALWAYS]
+    dispense_id: Annotated[int, ALWAYS]
+    known_dispense_id: Annotated[int, ALWAYS]
 
 
 class ReleaseStub(_Decision, tag=DecisionAction.RELEASE_STUB.value):
     RECORDS = frozenset({"StubRecord"})
-    count: int
-    record: Record | None = None  # none between rounds
-    source: Literal["reconciled"] | None = None  # the count recovered after a restart
+    count: Annotated[int, ALWAYS]
+    record: Annotated[Record | None, NESTED] = None  # none between rounds
+    source: Annotated[Literal["reconciled"] | None, ALWAYS] = None  # the count recovered after a restart
 
 
 class CommunityDealt(_Decision, tag=DecisionAction.COMMUNITY_DEALT.value):
     RECORDS = frozenset({"CommunityDealtRecord"})
-    record: Record
+    record: Annotated[Record, NESTED]
 
 
 class ProgressiveInputs(_Decision, tag=DecisionAction.PROGRESSIVE_INPUTS.value):
     RECORDS = frozenset({"TableSystemRecord"})
-    record: Record
+    record: Annotated[Record, NESTED]
 
 
 class Decide(_Decision, tag=DecisionAction.DECIDE.value):
     RECORDS = frozenset({"DecisionRecord"})
-    record: Record
-    seat: int
-    multiple: int
+    record: Annotated[Record, NESTED]
+    seat: Annotated[int, ALWAYS]
+    multiple: Annotated[int, ALWAYS]
 
 
 class Forfeit(_Decision, tag=DecisionAction.FORFEIT.value):
     RECORDS = frozenset({"ForfeitRecord"})
-    record: Record
-    seat: int
+    record: Annotated[Record, NESTED]
+    seat: Annotated[int, ALWAYS]
 
 
 class StudAction(_Decision, tag=DecisionAction.STUD_ACTION.value):
     RECORDS = frozenset({"BettingAction"})
-    record: Record
-    seat: int
+    record: Annotated[Record, NESTED]
+    seat: Annotated[int, ALWAYS]
 
 
 class ReshuffleBurns(_Decision, tag=DecisionAction.RESHUFFLE_BURNS.value):
     RECORDS = frozenset({"BurnsReshuffled"})
-    record: Record
+    record: Annotated[Record, NESTED]
 
 
 # -- irregularities -----------------------------------------------------------------------------------
@@ -293,119 +319,121 @@ class _Irregularity(Payload, tag_field="action"):
 
 class Paused(_Irregularity, tag=IrregularityAction.PAUSED.value):
     RECORDS = frozenset({"PauseRecord"})
-    cause: Irregularity
-    detail: str
-    record: Record | None = None  # Mississippi; a stud hand's pause is the service's own
+    cause: Annotated[Irregularity, TEXT]
+    detail: Annotated[str, TEXT]
+    record: Annotated[Record | None, NESTED] = None  # Mississippi; a stud hand's pause is the service's own
 
 
 class Resumed(_Irregularity, tag=IrregularityAction.RESUMED.value):
     RECORDS = frozenset({"ResumeRecord"})
-    record: Record | None = None
+    record: Annotated[Record | None, NESTED] = None
 
 
 class Void(_Irregularity, tag=IrregularityAction.VOID.value):
     RECORDS = frozenset({"MisdealRecord"})
-    cause: Irregularity
-    detail: str
-    record: Record | None = None  # Mississippi
-    returned: dict[str, int] | None = None  # seven-card stud: each seat's chips, returned
-    alarm: str | None = None  # the shoe alarm that voided the round
-    dispense_id: int | None = None
-    known_dispense_id: int | None = None
+    cause: Annotated[Irregularity, TEXT]
+    detail: Annotated[str, TEXT]
+    record: Annotated[Record | None, NESTED] = None  # Mississippi
+    returned: Annotated[dict[str, int] | None, ALWAYS] = None  # seven-card stud: each seat's chips, returned
+    alarm: Annotated[str | None, NEVER] = None  # the shoe alarm that voided the round; never shown so far
+    dispense_id: Annotated[int | None, NEVER] = None  # never shown so far
+    known_dispense_id: Annotated[int | None, ALWAYS] = None
 
 
 class UnjournaledDispense(_Irregularity, tag=IrregularityAction.UNJOURNALED_DISPENSE.value):
-    cause: Irregularity
-    detail: str
-    dispense_id: int
-    cards: list[CardCode | None] | None  # None: the shoe could not give them back
-    known_dispense_id: int
+    cause: Annotated[Irregularity, TEXT]
+    detail: Annotated[str, TEXT]
+    dispense_id: Annotated[int, NEVER]  # never shown so far
+    cards: Annotated[list[CardCode | None] | None, NEVER]  # None: the shoe could not give them back; never shown
+    known_dispense_id: Annotated[int, ALWAYS]
 
 
 # -- the shoe link and faults -------------------------------------------------------------------------
 
 
 class Lost(_Position, tag_field="event", tag=LinkEvent.LOST.value, kw_only=True):
-    reason: str
+    reason: Annotated[str, TEXT]
 
 
 class Restored(Payload, tag_field="event", tag=LinkEvent.RESTORED.value):
-    attempts: int
+    attempts: Annotated[int, ALWAYS]
 
 
 class Rebooted(Payload, tag_field="event", tag=LinkEvent.REBOOTED.value):
-    old_boot_id: int | None
-    new_boot_id: int
+    old_boot_id: Annotated[int | None, BOOT_ID]
+    new_boot_id: Annotated[int, BOOT_ID]
 
 
 class Resynced(Payload, tag_field="event", tag=LinkEvent.RESYNCED.value):
-    boot_id: int
-    last_dispense_id: int
-    event_counter: int
-    known_dispense_id: int | None = None  # between rounds: the shoe's last dispense is known complete
+    boot_id: Annotated[int, BOOT_ID]
+    last_dispense_id: Annotated[int, ALWAYS]
+    event_counter: Annotated[int, ALWAYS]
+    # between rounds: the shoe's last dispense is known complete
+    known_dispense_id: Annotated[int | None, ALWAYS] = None
 
 
 class ShoePosition(Payload, tag_field="event", tag=LinkEvent.SHOE_POSITION.value):
-    verdict: Literal["same", "ahead", "behind", "adopted"]
-    serial: str | None
-    last_dispense_id: int
-    cards_counter: int
-    stacks_counter: int
-    detail: str | None = None
+    verdict: Annotated[Literal["same", "ahead", "behind", "adopted"], ALWAYS]  # the shoe's position vs the journal's
+    serial: Annotated[str | None, ALWAYS]
+    last_dispense_id: Annotated[int, ALWAYS]
+    cards_counter: Annotated[int, ALWAYS]
+    stacks_counter: Annotated[int, ALWAYS]
+    detail: Annotated[str | None, TEXT] = None
     # Which pairing the session runs on (SPEC §13): the key's identifier, never the key; None on a plain link
     # and on entries written before the link said so.
-    authenticated: bool | None = None
-    key_id: str | None = None
+    authenticated: Annotated[bool | None, ALWAYS] = None
+    key_id: Annotated[str | None, ALWAYS] = None
 
 
 class StackRecovered(Payload, tag_field="event", tag=LinkEvent.STACK_RECOVERED.value):
-    dispense_id: int
-    cards: int
-    journaled: int
+    dispense_id: Annotated[int, ALWAYS]
+    cards: Annotated[int, NEVER]
+    journaled: Annotated[int, ALWAYS]
 
 
 class StubRecovered(Payload, tag_field="event", tag=LinkEvent.STUB_RECOVERED.value):
-    count: int
-    cards_at_open: int
-    dispensed: int
+    count: Annotated[int, ALWAYS]
+    cards_at_open: Annotated[int, ALWAYS]
+    dispensed: Annotated[int, ALWAYS]
 
 
 class FaultRaised(_Position, tag_field="event", tag=FaultEvent.RAISED.value, kw_only=True):
-    code: str  # the shoe's FaultCode name
-    dispense_id: int | None = None
+    code: Annotated[str, ALWAYS]  # the shoe's FaultCode name
+    dispense_id: Annotated[int | None, ALWAYS] = None
 
 
 class FaultCleared(_Position, tag_field="event", tag=FaultEvent.CLEARED.value, kw_only=True):
-    code: str
+    code: Annotated[str, ALWAYS]
 
 
 class Alarm(Payload, tag_field="event", tag=FaultEvent.ALARM.value):
-    cause: str  # shoe-ahead-of-journal, cards-unjournaled, stack-unreconciled, or the shoe's discrepancy
-    detail: str
-    blocking: bool  # refuses new rounds until a technician acknowledges it
-    dispense_id: int | None = None
-    known_dispense_id: int | None = None
-    unjournaled: int | None = None
+    # shoe-ahead-of-journal, cards-unjournaled, stack-unreconciled, or the shoe's discrepancy
+    cause: Annotated[str, ALWAYS]
+    detail: Annotated[str, TEXT]
+    blocking: Annotated[bool, ALWAYS]  # refuses new rounds until a technician acknowledges it
+    dispense_id: Annotated[int | None, ALWAYS] = None
+    known_dispense_id: Annotated[int | None, ALWAYS] = None
+    unjournaled: Annotated[int | None, ALWAYS] = None
 
 
 # -- technician ----------------------------------------------------------------------------------------
 
 
 class VerifyJournal(Payload, tag_field="action", tag=TechnicianAction.VERIFY_JOURNAL.value):
-    ok: bool
-    checked: int
-    first_bad_seq: int | None
-    problem: str | None
+    ok: Annotated[bool, ALWAYS]
+    checked: Annotated[int, ALWAYS]
+    first_bad_seq: Annotated[int | None, ALWAYS]
+    problem: Annotated[str | None, TEXT]
 
 
 class ClearFault(Payload, tag_field="action", tag=TechnicianAction.CLEAR_FAULT.value):
-    fault: str  # a FaultCode name, or "all"
-    acknowledged: str | None = None  # the cause of the alarm it acknowledged (absent before 0.2)
+    fault: Annotated[str, ALWAYS]  # a FaultCode name, or "all"
+    acknowledged: Annotated[str | None, ALWAYS] = None  # the cause of the alarm it acknowledged (absent before 0.2)
 
 
 class MaintenanceDispense(Payload, tag_field="action", tag=TechnicianAction.MAINTENANCE_DISPENSE.value):
-    dispense_id: int
-    known_dispense_id: int
-    cards: list[CardCode | None]
-    size: int | None = None
-    failed: str | None = None  # the fault that ended the dispense
+    dispense_id: Annotated[int, ALWAYS]
+    known_dispense_id: Annotated[int, ALWAYS]
+    cards: Annotated[list[CardCode | None], NEVER]
+    size: Annotated[int | None, ALWAYS] = None
+    failed: Annotated[str | None, ALWAYS] = None  # the fault that ended the dispense

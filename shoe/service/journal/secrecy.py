@@ -9,8 +9,9 @@ The same rule for every role (dealer, technician, observer, table system):
   up cards and the common card as soon as they are dealt;
 - free text (misdeal details, refusal messages) has anything that looks like a card code replaced.
 
-Which field shows from which moment is declared, type by type and kind by kind, in
-:mod:`shoe.service.journal.visibility`: an allow-list, so a field nobody declared is never shown.
+Which field shows from which moment is declared in :mod:`shoe.service.journal.visibility`, type by type
+(rules records, views) and kind by kind (derived from the rule each journal payload field declares on
+itself, :mod:`shoe.service.journal.show`): an allow-list, so a field nobody declared is never shown.
 
 The journal holds everything; what leaves the service goes through :func:`public_record`,
 :func:`public_payload`, :func:`project` or the ``*_view`` functions here.

@@ -1,10 +1,18 @@
 """Who may see which field of a journaled record or entry, and from which moment of the round: an allow-list.
 
-Every rules record type the codec knows (:func:`shoe.service.journal.codec.record_types`) and every journal
-entry kind the service writes declares each of its fields here. A field that is not declared is never
-shown; a record type that is not declared shows only its ``type`` tag; an entry kind that is not
-declared shows nothing of its payload. ``tests/service/test_visibility.py`` fails when a type, a kind
-or a field has no declaration.
+A field that is not declared is never shown; a record type that is not declared shows only its ``type``
+tag; an entry kind that is not declared shows nothing of its payload.
+
+- Journal entries (:data:`PAYLOADS`): each field of each payload type declares its rule where it is defined
+  (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`), and the kind's allow-list is derived here
+  from the payload types of :func:`~.entries.payload_types`. Building it refuses a payload field without a
+  rule, and one field name with two rules in one kind (secrecy reads one rule per kind and field), naming
+  the struct and field.
+- Rules records (:data:`RECORDS`, every type the codec knows: :func:`shoe.service.journal.codec.record_types`)
+  and the service's views (:data:`VIEWS`) are declared here, field by field: the rules engine
+  (``shoe.rules``) knows nothing of the service or its secrecy.
+
+``tests/service/test_visibility.py`` fails when a type, a kind or a field has no declaration.
 
 A field is shown from its :class:`Moment` on:
 
@@ -27,13 +35,11 @@ table); ``Visibility.roles`` holds per-role overrides for the roles to come (sur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from protocols.bootid import boot_id_text
 from shoe.rules.mississippi.records import (
     ChipCountRecord,
     CommunityDealtRecord,
@@ -54,7 +60,20 @@ from shoe.rules.mississippi.records import (
     WagerRecord,
 )
 from shoe.rules.stud.records import AntePosted, BettingAction, BurnsReshuffled, CardDealt, PotAwarded
-from shoe.service.journal.entries import EntryKind
+from shoe.service.journal.entries import EntryKind, payload_types
+from shoe.service.journal.payload_base import Payload
+from shoe.service.journal.show import (
+    ALWAYS,
+    COUNTED,
+    NESTED,
+    NEVER,
+    TAG,
+    TEXT,
+    Before,
+    Moment,
+    Show,
+    declared_rules,
+)
 
 if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which imports this one
     from shoe.service.errors import Role
@@ -62,74 +81,8 @@ if TYPE_CHECKING:  # shoe.service.errors imports the secrecy module, which impor
 __all__ = ["ALWAYS", "NEVER", "PAYLOADS", "RECORDS", "TEXT", "VIEWS", "Before", "Moment", "Show", "Visibility"]
 
 
-class Moment(Enum):
-    ALWAYS = "always"
-    DEALT_FACE_UP = "dealt-face-up"
-    REVEALED = "revealed"
-    SEAT_SETTLED = "seat-settled"
-    SHOWDOWN = "showdown"
-    NEVER = "never"
-
-
-class Before(Enum):
-    """What stands in a field's place before its moment."""
-
-    OMIT = "omit"
-    NULL = "null"
-    COUNT = "count"  # how many cards, never which
-
-
-@dataclass(frozen=True)
-class Show:
-    """One field's rule: from which moment it shows, what stands in for it before, how it is shown."""
-
-    moment: Moment = Moment.ALWAYS
-    before: Before = Before.OMIT
-    text: bool = False
-    """Free text (a misdeal's detail, a pause's reason): shown with card codes scrubbed."""
-    nested: bool = False
-    """A list of nested records, each shown by its own declaration."""
-    reached: Callable[[Mapping[str, Any]], bool] | None = None
-    """Whether the moment has come, from the carrying record's fields; ``None``: the record is made at it."""
-    form: Callable[[Any], Any] | None = None
-    """How the value is shown when it is not shown as stored (docs/journal.md, "Stored forms and shown
-    forms"): a boot id in hex, a ``RevealRecord``'s 0-based index as community card 1-3."""
-
-    plain: bool = field(init=False, repr=False, compare=False)
-    """Shown as stored, always: no moment, stand-in, scrub, nesting or form (the fast path of secrecy)."""
-
-    def __post_init__(self) -> None:
-        plain = self.moment is Moment.ALWAYS and self.reached is None and self.form is None
-        object.__setattr__(self, "plain", plain and not self.text and not self.nested)
-
-    @property
-    def secret(self) -> bool:
-        return self.moment is not Moment.ALWAYS
-
-    def due(self, data: Mapping[str, Any]) -> bool:
-        """Whether the field shows in ``data`` (the record or payload that carries it)."""
-        if self.moment is Moment.NEVER:
-            return False
-        return self.reached is None or self.reached(data)
-
-
-ALWAYS = Show()
-TEXT = Show(text=True)
-NEVER = Show(Moment.NEVER)
-COUNTED = Show(Moment.NEVER, Before.COUNT)
-NESTED = Show(nested=True)
-
-
-def _hex_boot_id(value: Any) -> Any:
-    return boot_id_text(value) if type(value) is int else value
-
-
 def _community_number(value: Any) -> Any:
     return value + 1 if type(value) is int else value
-
-
-BOOT_ID = Show(form=_hex_boot_id)
-"""A boot id: stored as the shoe's integer, shown as 8 lower-case hex digits (protocols/bootid.py)."""
 
 
 @dataclass(frozen=True)
@@ -154,15 +107,6 @@ _RULE = {"rule": ALWAYS, "kind": ALWAYS}
 
 def _face_up(data: Mapping[str, Any]) -> bool:
     return bool(data.get("face_up")) and data.get("target") in ("seat", "common")
-
-
-def _entry_face_up(data: Mapping[str, Any]) -> bool:
-    return data.get("face") == "up" and data.get("target") in ("seat", "common")
-
-
-def _revealed(data: Mapping[str, Any]) -> bool:
-    record = data.get("record")
-    return isinstance(record, Mapping) and record.get("type") == RevealRecord.TAG
 
 
 RECORDS: Mapping[str, Visibility] = MappingProxyType(
@@ -242,148 +186,41 @@ RECORDS: Mapping[str, Visibility] = MappingProxyType(
 )
 """Each rules record type, by its journal tag (the class's ``TAG``, never its name), and its fields."""
 
-_RECORD = Show(nested=True)
-"""A payload's ``record``: shown by the record type's own declaration."""
-_POSITION = {"known_dispense_id": ALWAYS, "boot_id": BOOT_ID, "event_no": ALWAYS, "shoe": ALWAYS}
-"""The shoe's position the owner adds to service, link and fault entries (serial, last event)."""
-
-_PROGRAM = {name: ALWAYS for name in ("result", "release", "manifest_sha256", "key_id", "files", "differences",
-                                      "named")}  # fmt: skip
-_FIRMWARE = {name: ALWAYS for name in ("cause", "seed", "firmware", "bootloader", "image_size", "hmac")}
-"""Program and firmware verification (shoe.service.verify.payloads): identities, digests, file names."""
-
 _DECK_CHECK = {name: ALWAYS for name in ("ok", "count", "back", "missing", "extra", "duplicates", "foreign",
                                          "unreadable", "checked_faces", "problems", "who")}  # fmt: skip
-"""A deck check's fields (the ``deck`` entry and the deck view's ``check``): counts, faces of a refused deck."""
+"""The deck view's ``check``: a deck check's fields, shown as its ``checked`` entry shows them (counts, the faces of
+a refused deck in card order: ``shoe.service.deck.payloads.DeckChecked``)."""
 
-_BY = {"by": ALWAYS}
-"""The employee an entry names: on every kind, shown to every role (an id and a name)."""
 
-PAYLOADS: Mapping[str, Visibility] = MappingProxyType(
-    {
-        EntryKind.ROUND_OPENED: _v(**_BY,
-            game=ALWAYS,
-            jurisdiction=ALWAYS,
-            table=ALWAYS,
-            seats=ALWAYS,
-            stub_size=ALWAYS,
-            shoe=NEVER,
-            cards_remaining=NEVER,
-            records=NEVER,
-            deck=ALWAYS,  # the deck's number and back design: no card
-        ),
-        EntryKind.ROUND_CLOSED: _v(**_BY, outcome=ALWAYS, cause=ALWAYS, seats=ALWAYS, returned=ALWAYS, pot=ALWAYS),
-        EntryKind.CARD: _v(**_BY,
-            card=Show(Moment.DEALT_FACE_UP, Before.NULL, reached=_entry_face_up),
-            target=ALWAYS,
-            seat=ALWAYS,
-            index=ALWAYS,
-            dispense_id=ALWAYS,
-            position=ALWAYS,
-            face=ALWAYS,
-            status=ALWAYS,
-            street=ALWAYS,
-            community_index=NEVER,
-            source=NEVER,
-            record=NEVER,
-            known_dispense_id=NEVER,
-        ),
-        EntryKind.DECISION: _v(**_BY,
-            action=ALWAYS,
-            face=ALWAYS,  # stud's stack-for-seat: which way up the card will be dealt, not the card
-            street=ALWAYS,
-            seat=ALWAYS,
-            multiple=ALWAYS,
-            count=ALWAYS,
-            number=ALWAYS,
-            size=ALWAYS,
-            target=ALWAYS,
-            community_index=ALWAYS,  # which community card the reader is about to read, never the card
-            dispense_id=ALWAYS,
-            known_dispense_id=ALWAYS,
-            source=ALWAYS,
-            record=_RECORD,
-        ),
-        EntryKind.REVEAL: _v(**_BY,
-            index=ALWAYS, card=Show(Moment.REVEALED, Before.NULL, reached=_revealed), source=NEVER, record=NEVER
-        ),
-        EntryKind.SETTLEMENT: _v(**_BY,
-            seat=ALWAYS,
-            record=_RECORD,  # Mississippi: one seat, settled now
-            awards=ALWAYS,
-            uncontested=ALWAYS,
-            showdown=Show(Moment.SHOWDOWN),  # stud: only the players in it
-            pot=NEVER,
-            records=NEVER,
-        ),
-        EntryKind.IRREGULARITY: _v(**_BY,
-            action=ALWAYS, cause=TEXT, detail=TEXT, returned=ALWAYS, known_dispense_id=ALWAYS, record=_RECORD
-        ),
-        EntryKind.LINK: _v(**_BY,
-            event=ALWAYS,
-            reason=TEXT,
-            attempts=ALWAYS,
-            old_boot_id=BOOT_ID,
-            new_boot_id=BOOT_ID,
-            last_dispense_id=ALWAYS,
-            event_counter=ALWAYS,
-            dispense_id=ALWAYS,
-            journaled=ALWAYS,
-            count=ALWAYS,
-            cards_at_open=ALWAYS,
-            dispensed=ALWAYS,
-            cards=NEVER,
-            verdict=ALWAYS,  # the shoe's position at connect against the journal's (shoe-position)
-            serial=ALWAYS,
-            cards_counter=ALWAYS,
-            stacks_counter=ALWAYS,
-            authenticated=ALWAYS,  # the pairing a session ran on: its key's identifier, never the key
-            key_id=ALWAYS,
-            detail=TEXT,
-            **_POSITION,
-            **_FIRMWARE,
-        ),
-        EntryKind.FAULT: _v(**_BY,
-            event=ALWAYS,
-            code=ALWAYS,
-            dispense_id=ALWAYS,
-            cause=ALWAYS,  # an alarm (event "alarm"): why, what it says, whether it refuses rounds
-            detail=TEXT,
-            blocking=ALWAYS,
-            unjournaled=ALWAYS,
-            **_POSITION,
-        ),
-        EntryKind.TECHNICIAN: _v(**_BY,
-            action=ALWAYS,
-            ok=ALWAYS,
-            checked=ALWAYS,
-            first_bad_seq=ALWAYS,
-            problem=TEXT,
-            fault=ALWAYS,
-            dispense_id=ALWAYS,
-            known_dispense_id=ALWAYS,
-            size=ALWAYS,
-            failed=ALWAYS,
-            acknowledged=ALWAYS,  # clear-fault: the alarm it acknowledged
-            cards=NEVER,
-        ),
-        EntryKind.SERVICE: _v(**_BY, event=ALWAYS, pid=ALWAYS, open_round=ALWAYS, **_POSITION, program=ALWAYS,
-                              detail=TEXT, **_PROGRAM),
-        # The deck cycle: a deck check's faces name cards of a deck that failed and is never dealt from (an
-        # accepted deck has none to name), in card order: never the load order (SPEC §9, §11).
-        EntryKind.DECK: _v(**_BY, **_DECK_CHECK, event=ALWAYS, deck_no=ALWAYS, expected_back=ALWAYS, cause=ALWAYS),
-        # Who did what: ids, names, roles and reasons; no payload has a credential to show.
-        EntryKind.PEOPLE: _v(**_BY, action=ALWAYS, employee_id=ALWAYS, name=ALWAYS, roles=ALWAYS, unlocked=ALWAYS,
-                             token_id=ALWAYS, label=TEXT, session_id=ALWAYS, reason=ALWAYS, failures=ALWAYS,
-                             credential=ALWAYS, via=ALWAYS, operation=ALWAYS, client=ALWAYS, part=ALWAYS,
-                             count=ALWAYS, reasons=ALWAYS, window_s=ALWAYS),
-        # An approval's detail holds only what its step already shows (shoe/service/people/approval_payloads.py).
-        EntryKind.APPROVAL: _v(**_BY, action=ALWAYS, request_id=ALWAYS, kind=ALWAYS, step=ALWAYS, needs=ALWAYS,
-                               seat=ALWAYS, detail=ALWAYS, rule=ALWAYS, requested_by=ALWAYS, reason=ALWAYS,
-                               cause=ALWAYS, round=ALWAYS, params=ALWAYS, inputs=ALWAYS, digest=ALWAYS),
-    }
-)
-"""Each journal entry kind the service writes (:class:`~.entries.EntryKind`) and its payload's fields."""
+def payload_visibility(types: Mapping[tuple[EntryKind, str | None], type[Payload]]) -> dict[str, Visibility]:
+    """Each entry kind's declared fields, from its payload types' own declarations (:mod:`.show`).
+
+    A kind's fields are the union of its payload types' fields and their tag field (:data:`~.show.TAG`).
+    Secrecy looks a field up by kind, so one field name must have one rule in every payload type of a kind:
+    two rules raise :class:`TypeError` naming both types, as a field without a rule does (naming its type).
+    """
+    found: dict[EntryKind, dict[str, tuple[Show, type[Payload]]]] = {}
+    for (kind, _), cls in types.items():
+        rules = declared_rules(cls)
+        tag = cls.__struct_config__.tag_field
+        if tag is not None:
+            rules[tag] = TAG
+        declared = found.setdefault(kind, {})
+        for name, show in rules.items():
+            first, where = declared.setdefault(name, (show, cls))
+            if first != show:
+                raise TypeError(
+                    f"the {kind.value!r} entries' field {name!r} has two visibility rules: {first} in "
+                    f"{where.__module__}.{where.__qualname__}, {show} in {cls.__module__}.{cls.__qualname__} "
+                    "(secrecy reads one rule per kind and field)"
+                )
+    return {kind: _v(**{name: show for name, (show, _) in declared.items()}) for kind, declared in found.items()}
+
+
+PAYLOADS: Mapping[str, Visibility] = MappingProxyType(payload_visibility(payload_types()))
+"""Each journal entry kind the service writes (:class:`~.entries.EntryKind`) and its payload's fields: derived
+from the rule each payload type declares on each field (``shoe.service.journal.payloads`` and the others of
+:func:`~.entries.payload_types`), never written here."""
 
 VIEWS: Mapping[str, Visibility] = MappingProxyType(
     {

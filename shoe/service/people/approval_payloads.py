@@ -14,16 +14,20 @@ names the digest it approved, ``lapsed`` the digest of the inputs when they chan
 can no longer be taken). ``round`` names the request's round on every entry: an entry after that
 round's closing is journaled outside any round (round_id ``null``). Requests of an older release have
 no digest (the fields default).
+
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+every field shows to every role, since ``detail`` holds only what its step already shows.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from shoe.service.journal.payload_base import Payload
+from shoe.service.journal.show import ALWAYS
 
 __all__ = ["APPROVAL_PAYLOADS", "ApprovalAction"]
 
@@ -39,40 +43,46 @@ class ApprovalAction(StrEnum):
 
 
 class _Approval(Payload, tag_field="action", kw_only=True):
-    request_id: str
-    kind: Kind
-    round: str | None = None  # the request's round (None: a maintenance step between rounds)
+    request_id: Annotated[str, ALWAYS]
+    kind: Annotated[Kind, ALWAYS]
+    round: Annotated[str | None, ALWAYS] = None  # the request's round (None: a maintenance step between rounds)
 
 
 class Requested(_Approval, tag=ApprovalAction.REQUESTED.value):
-    step: str  # the service action that waits (void, settle, reveal)
-    needs: list[str]  # the employee roles that may approve it
-    seat: int | None
-    detail: dict[str, Any]
-    rule: str
-    params: dict[str, Any] = msgspec.field(default_factory=dict)  # the step's request
-    inputs: dict[str, Any] = msgspec.field(default_factory=dict)  # every input the step depends on, as shown
-    digest: str | None = None  # approval_digest(kind, step, params, inputs)
+    step: Annotated[str, ALWAYS]  # the service action that waits (void, settle, reveal)
+    needs: Annotated[list[str], ALWAYS]  # the employee roles that may approve it
+    seat: Annotated[int | None, ALWAYS]
+    detail: Annotated[dict[str, Any], ALWAYS]
+    rule: Annotated[str, ALWAYS]
+    params: Annotated[dict[str, Any], ALWAYS] = msgspec.field(default_factory=dict)  # the step's request
+    # every input the step depends on, as shown
+    inputs: Annotated[dict[str, Any], ALWAYS] = msgspec.field(default_factory=dict)
+    digest: Annotated[str | None, ALWAYS] = None  # approval_digest(kind, step, params, inputs)
 
 
 class Approved(_Approval, tag=ApprovalAction.APPROVED.value):
-    requested_by: str  # the requester's employee id
-    digest: str | None = None  # the request's digest: what was approved
+    requested_by: Annotated[str, ALWAYS]  # the requester's employee id
+    digest: Annotated[str | None, ALWAYS] = None  # the request's digest: what was approved
 
 
 class Rejected(_Approval, tag=ApprovalAction.REJECTED.value):
-    requested_by: str
+    requested_by: Annotated[str, ALWAYS]
 
 
 class Refused(_Approval, tag=ApprovalAction.REFUSED.value):
-    reason: Literal[
-        "own-request", "requester-role", "may-not-approve", "already-decided", "lapsed", "digest-differs", "no-person"
+    reason: Annotated[
+        Literal[
+            "own-request", "requester-role", "may-not-approve", "already-decided", "lapsed", "digest-differs",
+            "no-person",
+        ],
+        ALWAYS,
     ]
 
 
 class Lapsed(_Approval, tag=ApprovalAction.LAPSED.value):
-    cause: str
-    digest: str | None = None  # the inputs' digest when the request lapsed (None: the step can no longer be taken)
+    cause: Annotated[str, ALWAYS]
+    # the inputs' digest when the request lapsed (None: the step can no longer be taken)
+    digest: Annotated[str | None, ALWAYS] = None
 
 
 APPROVAL_PAYLOADS: tuple[type[Payload], ...] = (Requested, Approved, Rejected, Refused, Lapsed)

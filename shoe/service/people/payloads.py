@@ -4,14 +4,17 @@ Tagged by ``action``. No payload has a field for a PIN, a token, a token's diges
 ``forbid_unknown_fields`` refuses an entry that tries to carry one, so a change of the people desk
 cannot leak a credential into the journal. A token is named by its public id (``t-...``), a session
 by its short id. ``by`` (every payload's, :mod:`.payload_base`) names who made the change.
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+ids, names, roles and reasons show to every role; a token's label is free text, card codes scrubbed.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
 from shoe.service.journal.payload_base import Payload
+from shoe.service.journal.show import ALWAYS, TEXT
 
 __all__ = ["PEOPLE_PAYLOADS", "PeopleAction"]
 
@@ -39,16 +42,16 @@ configuration-file token, the open loopback API). Absent on entries written befo
 
 
 class _Person(Payload, tag_field="action", kw_only=True):
-    employee_id: str
-    name: str
+    employee_id: Annotated[str, ALWAYS]
+    name: Annotated[str, ALWAYS]
 
 
 class _Change(_Person, kw_only=True):
-    via: Via | None = None  # who made it is ``by`` (absent: the installer)
+    via: Annotated[Via | None, ALWAYS] = None  # who made it is ``by`` (absent: the installer)
 
 
 class EmployeeAdded(_Change, tag=PeopleAction.EMPLOYEE_ADDED.value):
-    roles: list[str]
+    roles: Annotated[list[str], ALWAYS]
 
 
 class EmployeeEnabled(_Change, tag=PeopleAction.EMPLOYEE_ENABLED.value):
@@ -64,28 +67,31 @@ class EmployeeRemoved(_Change, tag=PeopleAction.EMPLOYEE_REMOVED.value):
 
 
 class PinReset(_Change, tag=PeopleAction.PIN_RESET.value):
-    unlocked: bool  # the reset lifted a lockout
+    unlocked: Annotated[bool, ALWAYS]  # the reset lifted a lockout
 
 
 class TokenIssued(_Change, tag=PeopleAction.TOKEN_ISSUED.value):
-    token_id: str
-    label: str
+    token_id: Annotated[str, ALWAYS]
+    label: Annotated[str, TEXT]
 
 
 class TokenRevoked(Payload, tag_field="action", tag=PeopleAction.TOKEN_REVOKED.value, kw_only=True):
-    employee_id: str
-    token_id: str
-    via: Via | None = None
+    employee_id: Annotated[str, ALWAYS]
+    token_id: Annotated[str, ALWAYS]
+    via: Annotated[Via | None, ALWAYS] = None
 
 
 class ChangeRefused(Payload, tag_field="action", tag=PeopleAction.CHANGE_REFUSED.value, kw_only=True):
     """A change to a person refused by the separation of duties (shoe/people/duties.py); ``by`` tried it."""
 
-    operation: Literal["add", "disable", "enable", "remove", "reset-pin", "issue-token", "revoke-token"]
-    employee_id: str  # the target as asked for (a token id, for revoke-token by someone who manages no one)
-    roles: list[str]  # the target's roles (for ``add``: the roles asked for)
-    reason: Literal["no-authority", "separation-of-duties", "incompatible-roles"]
-    via: Via
+    operation: Annotated[
+        Literal["add", "disable", "enable", "remove", "reset-pin", "issue-token", "revoke-token"], ALWAYS
+    ]
+    # the target as asked for (a token id, for revoke-token by someone who manages no one)
+    employee_id: Annotated[str, ALWAYS]
+    roles: Annotated[list[str], ALWAYS]  # the target's roles (for ``add``: the roles asked for)
+    reason: Annotated[Literal["no-authority", "separation-of-duties", "incompatible-roles"], ALWAYS]
+    via: Annotated[Via, ALWAYS]
 
 
 class SignInFailures(Payload, tag_field="action", tag=PeopleAction.SIGN_IN_FAILURES.value, kw_only=True):
@@ -93,40 +99,42 @@ class SignInFailures(Payload, tag_field="action", tag=PeopleAction.SIGN_IN_FAILU
     counted over a window: the first is journaled at once (``part: first``), the rest as one entry when
     the window closes (``part: rest``). Never the badge number or the PIN."""
 
-    employee_id: str | None  # None: badges nobody holds
-    name: str | None
-    client: str  # the client address (an IPv6 one as its /64), or "*" for addresses past the tracked bound
-    part: Literal["first", "rest"]
-    count: int
-    reasons: dict[str, int]  # unknown-badge, wrong-pin, backed-off, disabled, locked: how many of each
-    window_s: float
+    employee_id: Annotated[str | None, ALWAYS]  # None: badges nobody holds
+    name: Annotated[str | None, ALWAYS]
+    # the client address (an IPv6 one as its /64), or "*" for addresses past the tracked bound
+    client: Annotated[str, ALWAYS]
+    part: Annotated[Literal["first", "rest"], ALWAYS]
+    count: Annotated[int, ALWAYS]
+    # unknown-badge, wrong-pin, backed-off, disabled, locked: how many of each
+    reasons: Annotated[dict[str, int], ALWAYS]
+    window_s: Annotated[float, ALWAYS]
 
 
 class SignedIn(_Person, tag=PeopleAction.SIGNED_IN.value):
-    session_id: str
+    session_id: Annotated[str, ALWAYS]
 
 
 class SignedOut(_Person, tag=PeopleAction.SIGNED_OUT.value):
-    session_id: str
-    reason: Literal["sign-out", "idle", "disabled", "removed"]
+    session_id: Annotated[str, ALWAYS]
+    reason: Annotated[Literal["sign-out", "idle", "disabled", "removed"], ALWAYS]
 
 
 # Written before back-offs and summaries replaced the lockout and the entry per refused sign-in; still
 # read, so that older journals verify and show.
 class SignInRefused(Payload, tag_field="action", tag=PeopleAction.SIGN_IN_REFUSED.value, kw_only=True):
-    employee_id: str | None  # None: a badge nobody holds
-    name: str | None
-    reason: Literal["unknown-badge", "wrong-pin", "locked", "disabled"]
-    failures: int | None  # wrong PINs in a row, with this one
+    employee_id: Annotated[str | None, ALWAYS]  # None: a badge nobody holds
+    name: Annotated[str | None, ALWAYS]
+    reason: Annotated[Literal["unknown-badge", "wrong-pin", "locked", "disabled"], ALWAYS]
+    failures: Annotated[int | None, ALWAYS]  # wrong PINs in a row, with this one
 
 
 class LockedOut(_Person, tag=PeopleAction.LOCKED_OUT.value):
-    failures: int
+    failures: Annotated[int, ALWAYS]
 
 
 class TokenRefused(_Person, tag=PeopleAction.TOKEN_REFUSED.value):
-    credential: str  # the token's or the session's public id
-    reason: Literal["revoked", "disabled", "removed"]
+    credential: Annotated[str, ALWAYS]  # the token's or the session's public id
+    reason: Annotated[Literal["revoked", "disabled", "removed"], ALWAYS]
 
 
 PEOPLE_PAYLOADS: tuple[type[Payload], ...] = (

@@ -8,13 +8,16 @@
 
 A mismatch is also an ``alarm`` (``fault`` kind: ``program-mismatch``, ``firmware-unapproved``) that refuses
 new rounds until a technician acknowledges it (clear-fault). The tag strings are the journal's.
+Each field declares who may see it, on itself (``Annotated[T, <rule>]``, :mod:`shoe.service.journal.show`):
+identities, digests and file names show to every role; ``detail`` is free text, card codes scrubbed.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from shoe.service.journal.payload_base import Payload
+from shoe.service.journal.show import ALWAYS, TEXT
 
 __all__ = ["FirmwareCheck", "ProgramCheck", "ProgramCheckEntry", "ProgramResult"]
 
@@ -24,14 +27,15 @@ MAX_NAMED = 20
 
 
 class ProgramCheck(Payload):
-    result: ProgramResult
-    release: str | None  # the manifest's release; None without a manifest
-    manifest_sha256: str | None
-    key_id: str | None  # the key the signature holds for (None: not checked or bad)
-    files: int
-    differences: int
-    named: list[str]  # the first MAX_NAMED differences, each named ("changed PATH", "version NAME: ...")
-    detail: str  # why, in a sentence (no manifest, the signature's problem, the count)
+    result: Annotated[ProgramResult, ALWAYS]
+    release: Annotated[str | None, ALWAYS]  # the manifest's release; None without a manifest
+    manifest_sha256: Annotated[str | None, ALWAYS]
+    key_id: Annotated[str | None, ALWAYS]  # the key the signature holds for (None: not checked or bad)
+    files: Annotated[int, ALWAYS]
+    differences: Annotated[int, ALWAYS]
+    # the first MAX_NAMED differences, each named ("changed PATH", "version NAME: ...")
+    named: Annotated[list[str], ALWAYS]
+    detail: Annotated[str, TEXT]  # why, in a sentence (no manifest, the signature's problem, the count)
 
 
 class ProgramCheckEntry(ProgramCheck, tag_field="event", tag="program-check"):
@@ -41,11 +45,11 @@ class ProgramCheckEntry(ProgramCheck, tag_field="event", tag="program-check"):
 class FirmwareCheck(Payload, tag_field="event", tag="firmware"):
     """A ``link`` entry: the shoe's firmware digest at a connect, and what the host made of it."""
 
-    verdict: Literal["approved", "unapproved", "unverified"]
-    cause: str
-    detail: str
-    seed: str  # hex, fresh for every ask
-    firmware: str | None
-    bootloader: str | None
-    image_size: int | None
-    hmac: str | None
+    verdict: Annotated[Literal["approved", "unapproved", "unverified"], ALWAYS]
+    cause: Annotated[str, ALWAYS]
+    detail: Annotated[str, TEXT]
+    seed: Annotated[str, ALWAYS]  # hex, fresh for every ask
+    firmware: Annotated[str | None, ALWAYS]
+    bootloader: Annotated[str | None, ALWAYS]
+    image_size: Annotated[int | None, ALWAYS]
+    hmac: Annotated[str | None, ALWAYS]
