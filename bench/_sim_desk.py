@@ -4,7 +4,7 @@
 or after any commit the power can be cut (``PowerCut``: the process is gone, the file keeps what was
 committed) or the disk be full (the commit raises ``JournalError`` and writes nothing). ``SimDesk``
 does what ``shoe.service.rounds.desk.RoundDesk`` and the journal sink do, in one thread: entries are
-checked against their typed payloads (``check_entry``), name the caller (``by``), are queued while an
+checked against their typed payloads (``parse_entry``), name the caller (``by``), are queued while an
 action runs and committed together before the shoe moves, before the answer, and when the action ends
 (group commit); shoe discrepancies are journaled as alarms. It keeps no state the journal does not
 hold, except the deck check (the deck cycle is not simulated: the dealer's load and check are).
@@ -23,7 +23,7 @@ from protocols.fields import CardRead
 from shoe.journal import Entry, Journal, JournalError, Pending, prepare
 from shoe.rules.profiles import Irregularity
 from shoe.service.errors import ServiceError
-from shoe.service.journal.entries import check_entry, known_dispense_id_of
+from shoe.service.journal.entries import known_dispense_id_of, parse_entry
 from shoe.service.rounds.intents import DrainResult, drive
 from shoe.service.rounds.run import RoundRun
 
@@ -96,7 +96,7 @@ class SimDesk:
             return self.store.journal.head_seq()  # the planted bug: a dispensed card never reaches the journal
         if self.by is not None and "by" not in data:
             data = {**data, "by": dict(self.by)}
-        payload = check_entry(kind, data)
+        payload = parse_entry(kind, data)
         pending = prepare(kind, data, round_id)
         known = known_dispense_id_of(payload)
         if known is not None:

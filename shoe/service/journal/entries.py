@@ -187,9 +187,9 @@ def _records(payload: Payload) -> list[tuple[str, Any]]:
     return out
 
 
-def check_entry(kind: str, data: Mapping[str, Any]) -> Payload:
-    """The typed payload ``data`` is, or :class:`JournalDataError` naming the kind and the field if it does not fit."""
-    return parse_entry(kind, data)
+def check_entry(kind: str, data: Mapping[str, Any]) -> None:
+    """Raise :class:`JournalDataError` (naming the kind and the field) if ``data`` does not fit ``kind``."""
+    parse_entry(kind, data)
 
 
 def known_dispense_id_of(payload: Payload) -> int | None:

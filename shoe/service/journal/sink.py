@@ -23,7 +23,7 @@ from shoe.journal import Entry, Journal, JournalError, Pending, prepare
 from shoe.journal.lock import JournalLock, checkpoint, open_checked
 from shoe.service.config.settings import ServiceConfig
 from shoe.service.errors import ErrorKind, ServiceError
-from shoe.service.journal.entries import check_entry, known_dispense_id_of
+from shoe.service.journal.entries import known_dispense_id_of, parse_entry
 from shoe.service.journal.feed import EventFeed
 from shoe.service.metrics import Metrics
 from shoe.service.rounds.recovery import JournalFacts, scan_journal
@@ -93,7 +93,7 @@ class JournalSink:
             raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
         if self.by is not None and "by" not in data:
             data = {**data, "by": dict(self.by)}
-        payload = check_entry(kind, data)  # it fits its kind's typed payload, or JournalDataError and nothing written
+        payload = parse_entry(kind, data)  # it fits its kind's typed payload, or JournalDataError and nothing written
         pending = prepare(kind, data, round_id)
         self._appends += 1
         known = known_dispense_id_of(payload)  # read from the payload checked above, not looked up again
