@@ -1,4 +1,4 @@
-"""Rows 6, 7 and 10 of issue 16's table (``bench/goals.py``), each against its reference in the same run.
+"""Rows 6, 7 and 10 of the performance goals' table (``bench/goals.py``), each against its reference in the same run.
 
 - seven-card stud, 6 players calling to showdown: our ``shoe.rules.stud.play`` (the service's engine,
   fed one shuffled 52-card shoe per hand) vs pokerkit's ``FixedLimitSevenCardStud`` with its own

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The long fuzz run of the deframer and the codec (issue 6); CI runs the short one (tests/fuzz).
+"""The long fuzz run of the deframer and the codec; CI runs the short one (tests/fuzz).
 
 With atheris installed (``pip install atheris``) the run is coverage-guided by libFuzzer; otherwise it
 runs the hypothesis properties of tests/fuzz/test_fuzz_deframer.py in rounds of ``--batch`` examples

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Protocol and link benchmarks (issue 2). One line per figure.
+"""Protocol and link benchmarks. One line per figure.
 
 - frames per second encoded, and decoded through the incremental deframer, on one core, for a typical
   CARD_READ event frame and a 2-card STACK_READY, as a ratio against the physical limit: frames per

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table-service benchmarks (issue 4 §5): ``shoed`` as a real process, over HTTP. One line per figure.
+"""Table-service benchmarks: ``shoed`` as a real process, over HTTP. One line per figure.
 
 The shoe is the instant emulator (no mechanical time) on a pseudo-terminal in its own process
 (``bench/_shoed.py emulate``), so what is measured is the service: the link, the owner thread, the

@@ -94,7 +94,7 @@ def software_versions() -> dict[str, str | None]:
 
 
 def program_identity() -> dict[str, str | None]:
-    """The software identity (issue 17): the release manifest's hash and the program's check against it."""
+    """The software identity: the release manifest's hash and the program's check against it."""
     from shoe.release import MANIFEST_NAME
     from shoe.release.program import check_program
     from shoe.release.signing import DEFAULT_PUBKEY

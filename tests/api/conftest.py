@@ -289,8 +289,8 @@ class RealShoed:
 
 def _settled(api: Any, quiet_s: float = 0.5, timeout_s: float = 15.0) -> None:
     """Wait until the start's own journal work is done: the deck found at the connect journaled and
-    checked, and no entry for ``quiet_s``. The link is up before that work ends (since issue 16 made the
-    start faster), and a test comparing ``journal_seq`` before and after a refused request must not
+    checked, and no entry for ``quiet_s``. The link is up before that work ends (since the
+    start was made faster), and a test comparing ``journal_seq`` before and after a refused request must not
     count the start's entries as the request's."""
     deadline = time.monotonic() + timeout_s
     last, since = None, time.monotonic()

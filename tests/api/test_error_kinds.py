@@ -1,4 +1,4 @@
-"""The service's refusals carry a kind; the HTTP API alone maps kinds to statuses (issue 11, point 5)."""
+"""The service's refusals carry a kind; the HTTP API alone maps kinds to statuses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The header block's own parser (``shoe.api.head``, issue 16): the same headers as the e-mail parser
+"""The header block's own parser (``shoe.api.head``): the same headers as the e-mail parser
 ``http.server`` used, on well-formed and on hostile blocks, and the same refusals over a socket."""
 
 from __future__ import annotations

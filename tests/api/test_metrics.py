@@ -175,7 +175,7 @@ def test_bad_frames_and_resends_on_the_shoe_link_reach_the_metrics(
 ) -> None:
     """The link's statistics (drivers.link.LinkStats) on a line that corrupts 1 % of the bytes: with this
     seed the shoe's answers to the connection's first requests arrive broken and are asked again (seed 1 since
-    the deck check at connect, issue 12, changed which frames the corruption hits)."""
+    the deck check at connect changed which frames the corruption hits)."""
     service = start_service("emu://?seed=1&corrupt_rate=0.01")
     with ApiServer(service, "127.0.0.1", 0) as api:
         families = scrape(Client(api.address))

@@ -110,7 +110,7 @@ def test_the_event_stream_is_declared_as_text_event_stream_of_events() -> None:
 
 
 def test_every_integer_of_a_request_schema_has_a_range() -> None:
-    """Issue 11: "request schemas carry no ranges" ({"stacks": 0} was schema-valid but refused)."""
+    """Request schemas carry their ranges: ``{"stacks": 0}`` was schema-valid but refused."""
     def walk(node: Any, where: str) -> None:
         if isinstance(node, dict):
             if node.get("type") == "integer":

@@ -1,4 +1,4 @@
-"""Cross-origin defence (issue 10 break 7): a page of another origin, or a rebound DNS name, cannot act.
+"""Cross-origin defence: a page of another origin, or a rebound DNS name, cannot act.
 
 Every request goes over a raw socket, so that nothing (``http.client``'s own ``Host``, a default
 content type) is added behind the test's back.  Each refusal must leave the round and the journal

@@ -1,4 +1,4 @@
-"""The HTTP server's worker threads (issue 16): reused from one connection to the next, never a
+"""The HTTP server's worker threads: reused from one connection to the next, never a
 connection waiting behind another, none left once idle or stopped (``shoe.api.workers``)."""
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def _modules_after(code: str) -> set[str]:
 
 
 def test_help_imports_no_command_module_and_no_heavy_library() -> None:
-    """``shoectl --help`` and a usage error load neither a command's module nor structlog/asyncio (issue 16)."""
+    """``shoectl --help`` and a usage error load neither a command's module nor structlog/asyncio."""
     for argv in (["--help"], ["bogus"]):
         code = f"from shoe.cli.main import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
         loaded = _modules_after(code)

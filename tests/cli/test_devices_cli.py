@@ -1,5 +1,4 @@
-"""``shoectl devices`` without libusb: the note says what to install, not only that it is missing
-(issue 12, section 2, item 11)."""
+"""``shoectl devices`` without libusb: the note says what to install, not only that it is missing."""
 
 from __future__ import annotations
 

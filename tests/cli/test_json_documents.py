@@ -1,5 +1,5 @@
 """Under ``--json`` every shoectl command prints exactly one JSON document on stdout, an error
-included (issue 12, item 7): ``{"error": {"kind", "message", "hint", "exit"}}`` with the exit code."""
+included: ``{"error": {"kind", "message", "hint", "exit"}}`` with the exit code."""
 
 from __future__ import annotations
 

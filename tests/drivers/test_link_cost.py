@@ -1,4 +1,4 @@
-"""The link's per-dispense cost (issue 16), over a real pseudo-terminal: one cumulative EVENT_ACK per read
+"""The link's per-dispense cost, over a real pseudo-terminal: one cumulative EVENT_ACK per read
 of events (SPEC §5: EVENT_ACK(boot, n) acknowledges every event up to n), and an idle reader that sleeps
 in one select instead of polling, woken at once by close."""
 

@@ -1,4 +1,4 @@
-"""Each BAD_STATE refusal gets its own hint (issue 12, item 5): the shoe says only "not now", so the
+"""Each BAD_STATE refusal gets its own hint: the shoe says only "not now", so the
 client reads STATUS and names what is in the way and what to do, instead of always asking whether a
 stack waits in the tray. Through the real client and the in-process emulator."""
 

@@ -1,4 +1,4 @@
-"""The deck cycle through the real ``shoed`` process, HTTP only (issue 12, section 1 "Service").
+"""The deck cycle through the real ``shoed`` process, HTTP only.
 
 - A deck with a missing (short), extra, duplicate or foreign card is refused before any stack: the check
   names the cards, ``open-round`` answers 409 ``deck-not-ready``, no card is journaled and the shoe's

@@ -1,4 +1,4 @@
-"""An idle ``shoed`` sleeps, and still stops at once (issue 16, "shoed idle": at most 5 wake-ups/s).
+"""An idle ``shoed`` sleeps, and still stops at once.
 
 Wake-ups are voluntary context switches of every thread of the real process (``/proc/PID/task/*/status``),
 as ``bench/goals.py`` counts them. The bound is a count over a window with a wide margin: timed waits

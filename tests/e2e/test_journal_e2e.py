@@ -1,4 +1,4 @@
-"""The journal under attack, through the real ``shoed`` process (issue 10, breaks 2, 4 and 5).
+"""The journal under attack, through the real ``shoed`` process.
 
 - A lone surrogate in a request (sent as a raw JSON escape, so it arrives whatever the HTTP edge
   checks): the action is refused, the round stays as the journal has it, and the view is served.

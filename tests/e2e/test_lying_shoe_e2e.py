@@ -1,4 +1,4 @@
-"""The real ``shoed`` and a shoe ahead of its journal (issue 10, break 5): an alarm, never a fresh start.
+"""The real ``shoed`` and a shoe ahead of its journal: an alarm, never a fresh start.
 
 Cards leave the shoe while ``shoed`` is stopped (``shoectl dispense`` on the same pseudo-terminal): at its
 next start the shoe's last dispense id and card counter are ahead of the journal. ``shoed`` journals an

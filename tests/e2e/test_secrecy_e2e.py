@@ -1,4 +1,4 @@
-"""The real ``shoed`` on ``emu://?deck=...`` and ``emu://?seed=...`` (issue 10, break 3): its status, for
+"""The real ``shoed`` on ``emu://?deck=...`` and ``emu://?seed=...``: its status, for
 every role, and its log show the port as ``emu://``, never the deck (not even as codes written together)
 nor the seed, which would let an observer predict every card of the next round."""
 

@@ -1,4 +1,4 @@
-"""A released stub stays scannable after the next deck is loaded (issue 12): with ``autoload`` the emulator
+"""A released stub stays scannable after the next deck is loaded: with ``autoload`` the emulator
 loads the next deck right after RELEASE_STUB, while the dealer still holds the stub whose cards a
 Mississippi round turns over at its reveals (the shoe's reader scans them)."""
 

@@ -1,4 +1,4 @@
-"""The emulator's answer path wakes no thread but the server's (issue 16): counted, never timed.
+"""The emulator's answer path wakes no thread but the server's: counted, never timed.
 
 An answer used to wake the timer thread (it slept on the shoe's condition, which every frame sent
 notifies) and to go round the server's loop twice (the shoe's wake-up pipe, written for output that

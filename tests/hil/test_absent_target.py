@@ -1,4 +1,4 @@
-"""A shoe that is absent or does not answer fails the HIL run (issue 12, section 2 item 1).
+"""A shoe that is absent or does not answer fails the HIL run.
 
 Before, ``pytest hil_tests --shoe /dev/cardshoe`` with nothing plugged in reported "17 skipped" and exit
 0, with a report that read like a run. Now the run fails (exit non-zero), its report says the target was

@@ -1,4 +1,4 @@
-"""The HIL bench report a lab signs off (issue 12, section 2 item 17).
+"""The HIL bench report a lab signs off.
 
 Before: p99 on 3 samples, a read-error rate of 0 although an unreadable card was injected, 20 rounds but
 19 settles with no word why, and no field for who ran and witnessed the run. Now: a percentile only with

@@ -1,4 +1,4 @@
-"""The append path (issue 16): the chain head is kept in memory and the data serialised once, with the
+"""The append path: the chain head is kept in memory and the data serialised once, with the
 same chain as before, one chain even if a second writer appends, and never an answer before the commit."""
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ def test_export_one_round_to_a_private_file(capsys: pytest.CaptureFixture[str], 
 
 
 def test_verify_exit_10_on_a_round_closed_twice(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """Two services on one journal: one voided a round the other then settled (issue 10, break 4)."""
+    """Two services on one journal: one voided a round the other then settled."""
     path = tmp_path / "two.sqlite"
     with Journal.open(path) as two:
         two.append("round-opened", {"game": "mississippi-stud"}, round_id="R1")

@@ -1,4 +1,4 @@
-"""Data the journal cannot record is refused whole, before the database is touched (issue 10, break 2).
+"""Data the journal cannot record is refused whole, before the database is touched.
 
 A lone surrogate (``"\\ud800"``) is a Python string that has no UTF-8 form: the hash step raised
 ``UnicodeEncodeError``, neither a journal error nor a rollback. Every such value is now a typed

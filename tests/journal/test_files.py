@@ -1,4 +1,4 @@
-"""The journal's files under a running service (issue 10, breaks 4 and 5): a deleted or replaced
+"""The journal's files under a running service: a deleted or replaced
 write-ahead log or main file stops writing and saves what can be saved; one lock per journal; a
 journal that the lock file says is not the one used here is refused."""
 

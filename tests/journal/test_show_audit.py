@@ -1,4 +1,4 @@
-"""``shoectl journal show --round`` for an audit (issue 12, items 3, 15 and 18), on the journal the
+"""``shoectl journal show --round`` for an audit, on the journal the
 first release wrote (tests/journal/fixtures): its stored forms stay as they are (the fixture still
 verifies and replays: test_release_fixtures.py), and what is shown is converted at presentation.
 

@@ -1,4 +1,4 @@
-"""``Journal.write``: a batch of entries in one transaction (group commit, issue 16), each still its own row
+"""``Journal.write``: a batch of entries in one transaction (group commit), each still its own row
 with its own seq and hash, chained exactly as appends one by one; all of it committed, or none."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The dummy PIN hash behind ``burn_time`` (issue 16: it was computed at import, ~0.2 s of every start)."""
+"""The dummy PIN hash behind ``burn_time``: it was computed at import, ~0.2 s of every start."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13, "Done when", through the real shoed over HTTP on an emulated shoe on a pseudo-terminal:
+"""People and approvals end to end, through the real shoed over HTTP on an emulated shoe on a pseudo-terminal:
 
 - a PA round with a progressive win pays only after a floorperson approves, and the journal names the
   dealer and the floorperson on the entries they caused;

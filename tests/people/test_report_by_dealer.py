@@ -1,4 +1,4 @@
-"""``shoectl report --by dealer`` (issue 13): a row per employee who dealt, from the journal's ``by``."""
+"""``shoectl report --by dealer``: a row per employee who dealt, from the journal's ``by``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A round cut short still prints its record (issue 12, items 7 and 8), and ``--json`` always prints
+"""A round cut short still prints its record, and ``--json`` always prints
 exactly one JSON document, ``{"error": ...}`` included.
 
 - A jam during ``play`` voids the round: the record (state, cards dealt, why) is on stdout and the

@@ -1,4 +1,4 @@
-"""The compiled layouts (protocols/codec.py, issue 16) agree with the field codecs byte for byte: the same
+"""The compiled layouts (protocols/codec.py) agree with the field codecs byte for byte: the same
 message or the same refusal for any payload, the same bytes or the same error for any message."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The decode fast paths (issue 16) answer exactly what the checked slow paths answer.
+"""The decode fast paths answer exactly what the checked slow paths answer.
 
 - ``Deframer.feed`` builds a frame itself when a run passes every check (one CRC call over the whole
   body against the residue, one unpack per body length); any other run goes to ``decode_frame``. For any

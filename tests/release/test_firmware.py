@@ -1,4 +1,4 @@
-"""The shoe's firmware digest (SPEC §12, issue 17): the emulator over its image, the host's judgement.
+"""The shoe's firmware digest (SPEC §12): the emulator over its image, the host's judgement.
 
 A real emulator behind a real client: a byte swapped in the image changes the answer; a shoe without the
 request is *unverified*; a replayed answer and a stale value are both *unapproved*, each named.

@@ -1,4 +1,4 @@
-"""The real ``shoed`` (issue 17): a tampered install and a shoe with unapproved firmware each refuse rounds.
+"""The real ``shoed``: a tampered install and a shoe with unapproved firmware each refuse rounds.
 
 A fake installed release in tmp_path (``[verify] root``), signed with a key made in the test; the shoe is
 the emulator inside ``shoed`` (``emu://``) carrying its shipped image or a copy with one byte changed.

@@ -1,4 +1,4 @@
-"""``shoectl release`` and ``shoectl verify`` (issue 17): signatures, exit codes, every difference named."""
+"""``shoectl release`` and ``shoectl verify``: signatures, exit codes, every difference named."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The batch evaluator (shoe.hands.batch, issue 16) gives exactly the scalar evaluators' rank numbers
+"""The batch evaluator (shoe.hands.batch) gives exactly the scalar evaluators' rank numbers
 (NY 9 NYCRR 5324.38(b)), numpy arrays in and out."""
 
 from __future__ import annotations

@@ -265,7 +265,7 @@ def _reported_five(cards: list[Card]) -> tuple[Card, ...]:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(FULL_DECK), min_size=5, max_size=7, unique=True))
 def test_ny_5324_38_e_7_best_hand_reports_the_highest_best_five_in_order(cards: list[Card]) -> None:
-    """Issue 16 sorts by card index and orders the five without hand_value's sorts: the cards reported
+    """The evaluator sorts by card index and orders the five without hand_value's sorts: the cards reported
     (which five, and in which order: quads before the kicker, a wheel's ace last) must not change."""
     assert best_hand(cards).cards == _reported_five(cards)
 

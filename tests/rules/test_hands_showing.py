@@ -82,7 +82,7 @@ def _multisets(n: int, low: int = 2) -> list[tuple[int, ...]]:
 
 
 def test_nj_13_47_20_35_showing_key_is_what_showing_value_compares_for_every_rank_multiset() -> None:
-    """Issue 16: the hand picks the opener from the up-cards' ranks (``showing_key``); for every multiset
+    """The hand picks the opener from the up-cards' ranks (``showing_key``); for every multiset
     of 1 to 4 ranks, in every order, the key must be the showing value's (strength, tiebreak)."""
     count = 0
     for n in range(1, 5):

@@ -1,4 +1,4 @@
-"""The evaluator's tables as built (issue 16: six and seven cards are now derived from the table below)."""
+"""The evaluator's tables as built: six and seven cards are derived from the table below."""
 
 from __future__ import annotations
 

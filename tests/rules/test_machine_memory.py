@@ -1,4 +1,4 @@
-"""A round's state machine keeps nothing per round once the round is gone (issue 16, RSS steady).
+"""A round's state machine keeps nothing per round once the round is gone.
 
 Each Mississippi round built its transition table anew, and the machine layer kept what rounds of one
 table share keyed by that table's identity: one entry, with its 47 edges, per round ever played (~9 KiB a

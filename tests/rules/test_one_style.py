@@ -1,4 +1,4 @@
-"""One rules style for both games (issue 11, point 6), checked so that it cannot drift back.
+"""One rules style for both games, checked so that it cannot drift back.
 
 * Profiles hold only fields the engine reads: every field of every profile record is read somewhere
   in the engine (a static scan), and the stud machine reads each :class:`StudProfile` field while it

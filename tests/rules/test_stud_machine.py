@@ -162,7 +162,7 @@ def test_machine_agrees_with_the_nj_stud_profile() -> None:
 
 
 def test_a_machine_is_built_once_per_game_and_each_round_starts_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 16: no transitions.Machine per hand; a reused machine starts at the initial phase, and two live
+    """No transitions.Machine per hand; a reused machine starts at the initial phase, and two live
     hands never share one (their phases move independently)."""
     import transitions
 
@@ -217,7 +217,7 @@ def _outcome(fire: Callable[..., object], model: Any, trigger: str, args: tuple[
 
 
 def test_every_trigger_from_every_state_ends_where_transitions_own_trigger_ends() -> None:
-    """Issue 16: a plain step is taken with the machine's ``set_state`` instead of its trigger; from every
+    """A plain step is taken with the machine's ``set_state`` instead of its trigger; from every
     state of every table (stud, and each Mississippi variant), each trigger (resume with each prior state
     too) must move the round exactly where ``transitions`` alone moves a machine built from that table,
     and be refused exactly where it refuses (the refusal keeps the state)."""
@@ -242,7 +242,7 @@ def test_every_trigger_from_every_state_ends_where_transitions_own_trigger_ends(
 def test_a_plain_step_makes_no_transitions_log_call_and_a_refusal_still_goes_through_transitions(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Issue 16: a stud hand's 11 phase steps made ~90 debug log calls inside transitions."""
+    """A stud hand's 11 phase steps made ~90 debug log calls inside transitions."""
     machine = PhaseMachine()
     caplog.set_level(logging.DEBUG, logger="transitions")
     assert machine.fire("cards_dealt") is Phase.BRING_IN and machine.fire("forced_bet") is Phase.BET_THIRD

@@ -223,8 +223,8 @@ def test_card_records_are_frozen() -> None:
 
 
 def test_script_refusals_name_their_position_and_a_missing_card_is_not_the_end_of_the_shoe() -> None:
-    """The script prefixes each refusal with its position (issue 16 took out the per-card context
-    manager that did it); ``None`` in the shoe is a bad card there, not the shoe running out."""
+    """The script prefixes each refusal with its position (no per-card context manager does it any more);
+    ``None`` in the shoe is a bad card there, not the shoe running out."""
     with pytest.raises(StudRuleViolation) as info:
         play(CFG, [1, 2], ["Ah", "Kd", "Ah"])
     assert info.value.code == "unknown-card" and str(info.value).startswith("shoe[2] Ah: Ah is not in the stub")

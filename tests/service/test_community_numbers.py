@@ -1,4 +1,4 @@
-"""Community cards have one number everywhere (issue 12, item 3): 1, 2, 3, the layout's 3rd, 4th and
+"""Community cards have one number everywhere: 1, 2, 3, the layout's 3rd, 4th and
 5th street. The API takes ``{"index": 1}`` for the first; its refusals name the same numbers (they
 said "community card index 0" for the API's 1). Through the real service, journal and emulated shoe."""
 

@@ -22,7 +22,8 @@ def test_defaults_with_no_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.delenv("SHOED_JOURNAL", raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     config = load_config(None, {})
-    assert config.shoe_port == "emu://?autoload=1"  # the embedded default deals round after round (issue 12)
+    # the embedded default deals round after round: its emulated dealer loads the next deck by itself
+    assert config.shoe_port == "emu://?autoload=1"
     assert (config.deck_backs, config.check_on_load, config.emulator_control) == ((), True, None)
     assert config.journal == tmp_path / "state" / "shoed" / "journal.sqlite"
     assert (config.http_host, config.http_port) == ("127.0.0.1", 8470)

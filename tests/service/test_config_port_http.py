@@ -1,4 +1,4 @@
-"""``[shoe] port`` parsed at start as its backend parses it, and ``SHOED_HTTP`` (issue 12, section 2, items 2, 11)."""
+"""``[shoe] port`` parsed at start as its backend parses it, and ``SHOED_HTTP``."""
 
 from __future__ import annotations
 

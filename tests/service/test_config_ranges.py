@@ -1,4 +1,4 @@
-"""Every configuration value has a range (issue 10, break 9): ``inf``, ``nan``, absurd counts and
+"""Every configuration value has a range: ``inf``, ``nan``, absurd counts and
 unsafe table names are a ``ConfigError`` naming the key, never a 500, a 503 or a traceback later."""
 
 from __future__ import annotations

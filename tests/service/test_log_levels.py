@@ -36,7 +36,7 @@ def test_transitions_state_callbacks_are_logged_only_at_debug(level: str, expect
 
 
 def test_an_info_log_has_no_line_per_accepted_action_but_one_per_round(table_factory: Any) -> None:
-    """Issue 16: ``action accepted`` (one per action, ~20 a round, which the journal records) only at debug."""
+    """``action accepted`` (one per action, ~20 a round, which the journal records) only at debug."""
     from tests.service.conftest import play_ny
 
     log = io.StringIO()
@@ -53,7 +53,7 @@ def test_an_info_log_has_no_line_per_accepted_action_but_one_per_round(table_fac
 
 
 def test_a_debug_log_has_a_line_per_accepted_action(table_factory: Any) -> None:
-    """The line is only at debug, and there it still is (issue 16: skipped unbuilt below debug)."""
+    """The line is only at debug, and there it still is: below debug it is skipped unbuilt."""
     log = io.StringIO()
     try:
         logsetup.configure("debug", json_lines=True, stream=log)
@@ -67,7 +67,7 @@ def test_a_debug_log_has_a_line_per_accepted_action(table_factory: Any) -> None:
 
 
 def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: Any, monkeypatch: Any) -> None:
-    """Issue 16: building the evaluator's tables (~0.8 s) does not delay READY; a round's first use waits."""
+    """Building the evaluator's tables (~0.8 s) does not delay READY; a round's first use waits."""
     import threading
 
     from shoe.hands import tables
@@ -91,7 +91,7 @@ def test_the_service_is_ready_before_the_hand_tables_are_built(table_factory: An
 def test_the_hand_tables_wait_a_moment_after_ready_and_a_quick_stop_builds_none(
     table_factory: Any, monkeypatch: Any
 ) -> None:
-    """Issue 16: the build took the GIL from the boot's last steps (the link's resync) and the first requests."""
+    """The build took the GIL from the boot's last steps (the link's resync) and the first requests."""
     from shoe.hands import tables
 
     built: list[int] = []
@@ -104,7 +104,7 @@ def test_the_hand_tables_wait_a_moment_after_ready_and_a_quick_stop_builds_none(
 
 
 def test_a_line_below_the_level_runs_no_processor(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 16: a debug line on a hot path at the info level costs a level check, not structlog's chain."""
+    """A debug line on a hot path at the info level costs a level check, not structlog's chain."""
     import structlog
 
     ran: list[str] = []

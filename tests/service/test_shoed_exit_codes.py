@@ -1,5 +1,5 @@
 """``shoed``'s exit codes: one table (``shoe.shoed.EXIT_MEANING``), printed by ``--help``, listed in
-docs/service.md word for word, and the only values its entry point returns (issue 12, section 2, item 13)."""
+docs/service.md word for word, and the only values its entry point returns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What starting ``shoed`` imports (issue 16, start to first 200 and RSS): counted, never timed."""
+"""What starting ``shoed`` imports: counted, never timed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 break 7 in a real Chromium: a page of another origin, or a rebound name, cannot drive the table.
+"""Cross-origin defence in a real Chromium: a page of another origin, or a rebound name, cannot drive the table.
 
 The attack that found it: with no tokens (loopback), a page served from another local origin ran
 ``fetch(url, {method: "POST", mode: "no-cors"})`` and shoed answered ``no-more-bets 200`` and

@@ -1,4 +1,4 @@
-"""The deck in the shoe on the dealer display and the technician page (issue 12, section 1).
+"""The deck in the shoe on the dealer display and the technician page.
 
 What the shoe holds now (state, count, back), "load a shuffled deck" when it is empty, the deck check's
 result and, for a deck the check refused, its named problems; the load button only where the shoe is

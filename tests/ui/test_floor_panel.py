@@ -1,5 +1,5 @@
 """The technician page shows how far the casino floor has acknowledged this journal, and the floor's alarm
-(issue 14: "the technician page and shoectl doctor show it"), in a real Chromium. The shipper's status is
+(the technician page and shoectl doctor show it), in a real Chromium. The shipper's status is
 set on a real TableService the way shoed attaches it (``attach_floor``), without a database."""
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def figure(page: Any, attribute: str, name: str) -> str:
 
 
 def test_the_shoes_lifetime_counters_show_beside_the_services_each_labelled(make_table: Any, page: Any) -> None:
-    """Issue 12 item 16: "Counters" were the service's since-start figures only; the shoe's own lifetime
+    """The "Counters" were the service's since-start figures only; the shoe's own lifetime
     counters (COUNTERS) show beside them, each set and each figure labelled, read from the shoe."""
     table: Table = make_table()
     open_page(page, table, "technician.html")
