@@ -94,7 +94,7 @@ class ShoeClient:
         self.link = Link(
             transport,
             timeouts=self.timeouts,
-            on_event=self._on_event,
+            on_events=self._on_events,
             on_notice=self._on_notice,
             auto_reconnect=auto_reconnect,
             key=key,
@@ -307,9 +307,8 @@ class ShoeClient:
             boot, events, more = self.event_log(first, 32)
             if boot != status.boot_id or not events:
                 break
-            for event in events:
-                refilled += 1
-                self._on_event(event)
+            refilled += len(events)
+            self._on_events(events)
             if not more:
                 break
         return refilled
@@ -392,27 +391,33 @@ class ShoeClient:
         # BAD_STATE only says "not now": STATUS says why, and so the hint (drivers/nak_hints.py)
         return ShoeProtocolError(what, nak=nak.code, hint=nak_hint(message, nak.code, self.link))
 
-    def _on_event(self, event: m.Event) -> None:
+    def _on_events(self, events: list[m.Event]) -> None:
+        """The events of one read (or one page of the event log), in order: delivered, then one EVENT_ACK."""
+        ack: int | None = None
+        resync = False
         with self._event_lock:
             sequencer = self._sequencer
-            if sequencer.next_in_order(event):  # the usual case, without the ``Accepted`` an offer builds
-                self._track(event)
-                self._publish(event)
-                ack: int | None = event.event_no
-                duplicate = False
-            else:
+            for event in events:
+                if sequencer.next_in_order(event):  # the usual case, without the ``Accepted`` an offer builds
+                    self._track(event)
+                    self._publish(event)
+                    ack = event.event_no
+                    self._duplicate_run = 0
+                    continue
                 accepted = sequencer.offer(event)
                 for delivered in accepted.deliver:
                     self._track(delivered)
                     self._publish(delivered)
-                ack, duplicate = accepted.ack, accepted.duplicate
+                if accepted.ack is not None:
+                    ack = accepted.ack  # never lower than one before it: it is the last delivered number
+                # A shoe that rebooted without dropping the link restarts its event numbers: they look like
+                # duplicates and our acks (old boot id) are ignored. A run of duplicates means: check the boot.
+                self._duplicate_run = self._duplicate_run + 1 if accepted.duplicate else 0
+                resync = resync or self._duplicate_run == DUPLICATE_RUN_RESYNC
             boot_id = sequencer.boot_id
         if ack is not None and boot_id is not None:
-            self.link.acknowledge(boot_id, ack)
-        # A shoe that rebooted without dropping the link restarts its event numbers: they look like
-        # duplicates and our acks (old boot id) are ignored. A run of duplicates means: check the boot.
-        self._duplicate_run = self._duplicate_run + 1 if duplicate else 0
-        if self._duplicate_run == DUPLICATE_RUN_RESYNC:
+            self.link.acknowledge(boot_id, ack)  # EVENT_ACK(boot, n) acknowledges every event up to n (SPEC §5)
+        if resync:
             self._start_background_resync()
 
     def _track(self, event: m.Event) -> None:

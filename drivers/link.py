@@ -1,8 +1,9 @@
 """The link: one reader thread over a transport, serialised requests, and reconnection.
 
 It knows frames and sequence numbers, not what the messages mean. Responses are matched to the one
-outstanding request by ``seq`` (a late duplicate is dropped); events go to ``on_event``; link edges
-go to ``on_notice``. Both callbacks run on the reader thread and must not make requests.
+outstanding request by ``seq`` (a late duplicate is dropped); events go to ``on_events``, the events of one
+read in one call, in order; link edges go to ``on_notice``. Both callbacks run on the reader thread and
+must not make requests.
 
 With a pairing ``key`` (SPEC §13) the link starts a session (HELLO) at every open, before any request,
 and seals every frame it sends and opens every frame it receives; a frame that fails the MAC or the
@@ -100,7 +101,7 @@ class Link:
         transport: Transport,
         *,
         timeouts: LinkTimeouts,
-        on_event: Callable[[Event], None],
+        on_events: Callable[[list[Event]], None],
         on_notice: Callable[[Notice], None],
         auto_reconnect: bool = True,
         key: bytes | None = None,
@@ -113,7 +114,7 @@ class Link:
         self._leftover: list[Read | Frame | BadFrame] = []  # frames read with the HELLO_REPLY, dispatched next
         self._restart_session = False
         self.timeouts = timeouts
-        self._on_event = on_event
+        self._on_events = on_events
         self._on_notice = on_notice
         self._auto_reconnect = auto_reconnect
         self._reader = MessageReader()  # the reader's one pass (``read``); the handshake's ``feed``
@@ -317,7 +318,7 @@ class Link:
     def send(self, message: Message) -> None:
         """Send a message that has no response (EVENT_ACK). Silently skipped while the link is down.
 
-        An EVENT_ACK sent from ``on_event`` while the reader works through one read's frames is held and
+        An EVENT_ACK sent from ``on_events`` while the reader works through one read's frames is held and
         written once after the last of them: EVENT_ACK(boot, n) acknowledges every event up to n (SPEC
         §5), so one per batch, the highest, says what one per event said, with one write instead of four.
         """
@@ -522,7 +523,9 @@ class Link:
         """Deliver the events; keep the answer to the request in flight (returned, woken by ``_dispatch``).
 
         A frame that passed every check in the reader's one pass (``MessageReader.read``) comes as
-        ``(msg_type, seq, message)``; any other as the deframer gives it, for the separate steps here."""
+        ``(msg_type, seq, message)``; any other as the deframer gives it, for the separate steps here. The
+        events go out in one ``on_events`` call a read, and before any notice a later frame causes (a
+        refusal): the order the shoe sent them in."""
         answered: Pending | None = None
         items = self._leftover  # frames read with the HELLO_REPLY: before this read's
         if items:
@@ -531,6 +534,8 @@ class Link:
             session = self._session
             read = self._reader.read(data, None if session is None else session.into)
             items = items + read if items else read
+        events: list[Event] = []
+        taken = 0
         for item in items:
             if type(item) is tuple:
                 kind, seq, message = item
@@ -540,6 +545,9 @@ class Link:
                 continue
             else:
                 assert isinstance(item, Frame)
+                if events:
+                    self._on_events(events)  # before the notice a refusal of this frame sends
+                    events = []
                 frame = self._open(item)
                 if frame is None:
                     continue
@@ -550,11 +558,11 @@ class Link:
                     log.warning("undecodable message", error=str(exc), msg_type=frame.msg_type)
                     continue
                 kind, seq = frame.msg_type, frame.seq
-            self.stats.frames_in += 1
+            taken += 1
             # the ranges of MsgType.is_event / is_response, without two enum properties a frame
             if 0x80 <= kind < 0xC0:
                 assert isinstance(message, Event)
-                self._on_event(message)
+                events.append(message)
             elif 0x40 <= kind < 0x80:
                 pending = self._pending
                 if pending is not None and pending.seq == seq and not pending.taken and pending.response is None:
@@ -562,6 +570,9 @@ class Link:
                     answered = pending
                 else:
                     self.stats.late_responses += 1
+        self.stats.frames_in += taken
+        if events:
+            self._on_events(events)
         return answered
 
     def _open(self, frame: Frame) -> Frame | None:

@@ -21,7 +21,7 @@ __all__ = ["pair_shoe"]
 
 
 def _link(transport: Transport, key: bytes | None, timeouts: LinkTimeouts) -> Link:
-    link = Link(transport, timeouts=timeouts, on_event=lambda _: None, on_notice=lambda _: None,
+    link = Link(transport, timeouts=timeouts, on_events=lambda _: None, on_notice=lambda _: None,
                 auto_reconnect=False, key=key)  # fmt: skip
     try:
         link.start()

@@ -18,7 +18,7 @@ import pytest
 from drivers.link import Link
 from drivers.serial_transport import SerialTransport
 from drivers.timeouts import LinkTimeouts
-from protocols import codec
+from protocols import auth, codec
 from protocols import messages as m
 from protocols.fields import CardRead
 from protocols.framing import Deframer, Frame
@@ -33,12 +33,13 @@ def pty_link(on_event: object = None) -> Iterator[tuple[int, Link, list[m.Event]
     events: list[m.Event] = []
     link: Link | None = None
 
-    def ack_each(event: m.Event) -> None:  # as ShoeClient does: one EVENT_ACK asked for per event delivered
-        events.append(event)
-        assert link is not None
-        link.send(m.EventAck(BOOT, event.event_no))
+    def ack_each(delivered: list[m.Event]) -> None:  # one EVENT_ACK asked for per event delivered
+        for event in delivered:
+            events.append(event)
+            assert link is not None
+            link.send(m.EventAck(BOOT, event.event_no))
 
-    link = Link(SerialTransport(os.ttyname(slave)), timeouts=LinkTimeouts(), on_event=ack_each,
+    link = Link(SerialTransport(os.ttyname(slave)), timeouts=LinkTimeouts(), on_events=ack_each,
                 on_notice=lambda notice: None)  # fmt: skip
     link.start()
     try:
@@ -70,6 +71,34 @@ def test_one_cumulative_ack_for_the_events_of_one_read() -> None:
         os.write(master, codec.encode(m.StackTaken(5, 8), 0))
         assert _frames_from(master, 1) == [m.EventAck(BOOT, 5)]
         assert link.stats.frames_in == 5
+
+
+def test_a_reads_events_come_in_one_call_and_a_refusal_between_them_keeps_its_place() -> None:
+    """One ``on_events`` call a read; a frame refused in the middle of it (here a sealed frame on a plain
+    link) is told after the events before it and before the events after it: the order the shoe sent."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    calls: list[object] = []
+    link = Link(SerialTransport(os.ttyname(slave)), timeouts=LinkTimeouts(),
+                on_events=lambda events: calls.append([e.event_no for e in events]),
+                on_notice=lambda notice: calls.append(type(notice).__name__))  # fmt: skip
+    link.start()
+    try:
+        assert os.read(master, 16) == b"\x00"
+        session = auth.session_key(bytes(range(32)), bytes(16), bytes(16), 1)
+        sealed = auth.seal(session, auth.Direction.SHOE_TO_HOST, 1, m.StackTaken.TYPE, 0,
+                           payload=codec.encode_payload(m.StackTaken(9, 7)))  # fmt: skip
+        plain = [codec.encode(m.StackTaken(n, 7), 0) for n in (1, 2, 3)]
+        os.write(master, plain[0] + plain[1] + sealed + plain[2])  # one write: one read on the host
+        deadline = time.monotonic() + 5
+        while len(calls) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert calls == [[1, 2], "FrameRefused", [3]]
+        assert link.stats.refused == 1 and link.stats.frames_in == 3
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
 
 
 def _switches(tid: int) -> int:
@@ -141,11 +170,12 @@ def _writes_link(master: int, slave: int) -> tuple[Link, _Writes]:
     transport = _Writes(os.ttyname(slave))
     link: Link | None = None
 
-    def ack_each(event: m.Event) -> None:
+    def ack_each(delivered: list[m.Event]) -> None:
         assert link is not None
-        link.send(m.EventAck(BOOT, event.event_no))
+        for event in delivered:
+            link.send(m.EventAck(BOOT, event.event_no))
 
-    link = Link(transport, timeouts=LinkTimeouts(), on_event=ack_each, on_notice=lambda notice: None)
+    link = Link(transport, timeouts=LinkTimeouts(), on_events=ack_each, on_notice=lambda notice: None)
     link.start()
     return link, transport
 
