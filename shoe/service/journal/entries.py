@@ -132,12 +132,17 @@ KNOWN_DISPENSE_ID: frozenset[tuple[EntryKind, str | None]] = frozenset(
 """The (kind, sub-action) payloads that carry ``known_dispense_id``."""
 
 
+_KINDS: Mapping[object, EntryKind] = {k.value: k for k in EntryKind}
+"""Each kind by its text: a dict lookup where ``EntryKind(kind)`` is a Python-level call of the enum's type, for every
+entry appended."""
+
+
 def _kind(kind: str) -> EntryKind:
-    try:
-        return EntryKind(kind)
-    except ValueError:
+    found = _KINDS.get(kind) if isinstance(kind, str) else None
+    if found is None:
         kinds = ", ".join(k.value for k in EntryKind)
-        raise JournalDataError(f"unknown entry kind {kind!r} (kinds: {kinds}): nothing was written") from None
+        raise JournalDataError(f"unknown entry kind {kind!r} (kinds: {kinds}): nothing was written")
+    return found
 
 
 def _type_of(kind: EntryKind, data: Mapping[str, Any]) -> type[Payload] | None:
