@@ -27,7 +27,7 @@ BOOT = 0x1234
 
 
 @contextlib.contextmanager
-def pty_link(on_event: object = None) -> Iterator[tuple[int, Link, list[m.Event]]]:
+def pty_link() -> Iterator[tuple[int, Link, list[m.Event]]]:
     master, slave = os.openpty()
     tty.setraw(slave)
     events: list[m.Event] = []

@@ -18,7 +18,7 @@ from shoe.service.journal.feed import json_bytes
 _SCALARS = (
     st.none()
     | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.integers()  # past 64 bits too: an answer that echoes a huge number must not become a 500
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text()
 )
