@@ -22,6 +22,8 @@ report the exchanges a dispense took (requests that get an answer; EVENT_ACKs ri
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import subprocess
 import sys
@@ -104,6 +106,16 @@ class _Echo:
             self.proc.wait()
 
 
+def _elsewhere(pid: int, cpu: int | None) -> None:
+    """A peer process off the CPU this thread was pinned to (it inherited the pin): on the others, as a shoe is
+    another machine. The references' reader thread, started by this thread, shares its CPU as the link's does."""
+    if cpu is not None:
+        others = set(range(os.cpu_count() or 1)) - {cpu} or {cpu}
+        for task in Path(f"/proc/{pid}/task").iterdir():  # every thread: each has its own mask
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(int(task.name), others)
+
+
 def _block(step: Callable[[], None], n: int) -> tuple[float, float]:
     """Seconds and CPU seconds (this process, all threads) per call of ``step``, over ``n`` calls."""
     c0, t0 = time.process_time(), time.perf_counter()
@@ -122,7 +134,8 @@ def dispense_rows(tmp: Path, *, blocks: int, authenticated: bool = True) -> None
     with EmulatorProcess(tmp / "goals-shoe", tmp / "goals-emulator.log", 1, *options) as emulator:
         recording = _Recording(str(emulator.link))
         client = ShoeClient(recording, key=key)
-        client.connect()
+        client.connect(one_cpu=True)  # this thread and the link's reader on one CPU (drivers.affinity)
+        _elsewhere(emulator.pid, client.cpu)
         try:
             client.dispense(2)  # the first reads its "before" position; the steady state is what is measured
             time.sleep(0.05)
@@ -138,6 +151,8 @@ def dispense_rows(tmp: Path, *, blocks: int, authenticated: bool = True) -> None
             client.release_stub()
             emulator.load()
             echo, echo2 = _Echo(requests, replies), _Echo(requests, replies)  # one peer each: a pty has one reader
+            _elsewhere(echo.proc.pid, client.cpu)
+            _elsewhere(echo2.proc.pid, client.cpu)
             raw = serial.Serial(echo.path, timeout=2)
             ours = SerialTransport(echo2.path)
             want, got, arrived, stop = [0], [0], threading.Event(), threading.Event()
