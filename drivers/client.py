@@ -59,6 +59,7 @@ DECK_CHECK_WORK_S = 10.0
 _DISPENSE_POSITION = int(Capability.DISPENSE_POSITION)
 _NAME_THE_BOOT = frozenset({m.Identity, m.Status})
 _TRACKED = (m.CardReadEvent, m.StackReady, m.FaultRaised)
+_CARD_READ = m.CardReadEvent
 Subscriber = Callable[[m.Event | Notice], None]
 
 
@@ -407,12 +408,17 @@ class ShoeClient:
         """The events of one read (or one page of the event log), in order: delivered, then one EVENT_ACK."""
         ack: int | None = None
         resync = False
+        trackers = self._trackers
         with self._event_lock:
             sequencer = self._sequencer
             for event in events:
                 if sequencer.next_in_order(event):  # the usual case, without the ``Accepted`` an offer builds
-                    self._track(event)
-                    self._publish(event)
+                    if type(event) is _CARD_READ and (tracker := trackers.get(event.dispense_id)) is not None:
+                        tracker.card_read(event.position, event.read)  # ``_track``'s most frequent case, inline
+                    else:
+                        self._track(event)
+                    if self._subscribers:
+                        self._publish(event)
                     ack = event.event_no
                     self._duplicate_run = 0
                     continue

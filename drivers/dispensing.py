@@ -51,9 +51,14 @@ class Dispenser:
         """Counters and STATUS after the last verified dispense; None after anything unverified."""
 
     def dispense(self, cards: int) -> Stack:
-        # A read's EVENT_ACK rides with the next of the dispense's six requests (``Link.holding_acks``).
-        with self.client.link.holding_acks():
+        # A read's EVENT_ACK rides with the dispense's next request (``Link.holding_acks``, without its object).
+        link = self.client.link
+        held = link.hold_acks()
+        try:
             return self._dispense(cards)
+        finally:
+            if held:
+                link.release_acks()
 
     def _dispense(self, cards: int) -> Stack:
         c = self.client
@@ -62,7 +67,8 @@ class Dispenser:
             # on silence like the other read-only asks, so a noisy line's four lost answers in a row are not a
             # dispense in doubt that moved nothing.
             self._ask(c.resync)
-        before = self._position_before(c.positioned)
+        positioned = c.positioned  # one IDENTITY for the whole dispense: a resync within it makes it unverified
+        before = self._position_before(positioned)
         dispense_id = c._next_dispense_id
         c._next_dispense_id += 1
         tracker = StackTracker(dispense_id)
@@ -82,14 +88,15 @@ class Dispenser:
                 confirmed = exc if verdict is exc else None
                 raise verdict from exc
             else:
-                self._started(report)
-                before = self._nothing_moved(before, report)
+                if report.phase is not DispensePhase.STARTED:
+                    self._started(report)  # raises
+                before = self._nothing_moved(before, report, positioned)
             try:
                 dealt, replayed = self.finish(tracker, report, cards)
             except DispenseFailed as failed:
-                self._verify(dispense_id, before, failed.cards, failed=True)
+                self._verify(dispense_id, before, failed.cards, failed=True, positioned=positioned)
                 raise
-            after = self._verify(dispense_id, before, dealt, failed=False)
+            after = self._verify(dispense_id, before, dealt, failed=False, positioned=positioned)
             stack = Stack(dispense_id, dealt, replayed, (before.cards, after.cards))  # one frozen dataclass built
             c._remember(stack)
             return stack
@@ -126,7 +133,10 @@ class Dispenser:
         return Position.read(self._ask(self.client.counters), self._ask(self.client.status))
 
     def _query(self, dispense_id: int) -> m.DispenseReport:
-        return self._ask(lambda: self.client.query_dispense(dispense_id))
+        try:
+            return self.client.query_dispense(dispense_id)  # the usual case, without ``_ask``'s clock and closure
+        except (ShoeTimeout, ShoeIOError):
+            return self._ask(lambda: self.client.query_dispense(dispense_id))
 
     def _position_before(self, positioned: bool) -> Position:
         """Counters and STATUS now; nothing may have moved since the last verified dispense.
@@ -157,17 +167,17 @@ class Dispenser:
         Then "before" is the last verified position, whose cards remaining a deck loaded since may have
         changed: that one figure is left unchecked (cards and stacks still are)."""
         if report.phase is DispensePhase.STARTED:
-            return self._nothing_moved(before, report)
+            return self._nothing_moved(before, report, self.client.positioned)
         if self.client.positioned:
             return before._replace(cards_remaining=m.Status.UNKNOWN_REMAINING)
         return before
 
-    def _nothing_moved(self, before: Position, report: m.DispenseReport) -> Position:
+    def _nothing_moved(self, before: Position, report: m.DispenseReport, positioned: bool) -> Position:
         """The STARTED report's position (v1.1) is the one before the stack: the counter did not move since.
 
         It becomes "before" (cards remaining included: a deck loaded between dispenses changes it)."""
         carried = Position.carried(report)
-        if carried is None or not self.client.positioned:
+        if carried is None or not positioned:
             return before
         try:
             self._same_cards(before, carried)
@@ -237,12 +247,14 @@ class Dispenser:
         except ShoeDiscrepancy as exc:
             raise self._settled(exc.cause, exc.detail, tracker.dispense_id) from exc
 
-    def _verify(self, dispense_id: int, before: Position, cards: tuple[CardRead, ...], *, failed: bool) -> Position:
+    def _verify(
+        self, dispense_id: int, before: Position, cards: tuple[CardRead, ...], *, failed: bool, positioned: bool
+    ) -> Position:
         """The stored result and the counters against the stack the events gave; any refusal is a discrepancy."""
         try:
             stored = self._query(dispense_id)
             stored_agrees(dispense_id, stored, cards, failed=failed)
-            carried = Position.carried(stored) if self.client.positioned else None
+            carried = Position.carried(stored) if positioned else None
             after = self._position() if carried is None else carried
             counters_agree(dispense_id, before, after, len(cards), failed=failed)
         except ShoeDiscrepancy as exc:
@@ -286,7 +298,8 @@ class Dispenser:
         c = self.client
         dispense_id = tracker.dispense_id
         for _ in range(c.timeouts.retries + 2):
-            self._no_conflict(tracker)
+            if tracker.conflict is not None:
+                self._no_conflict(tracker)  # raises
             if report.phase is DispensePhase.COMPLETE:
                 # Read back (after a lost reply or link): its CARD_READs may still be on their way.
                 self._agree(tracker, report.cards, every_card=False, what="the COMPLETE report")
@@ -299,7 +312,8 @@ class Dispenser:
             if tracker.result is None and tracker.fault is None and tracker.conflict is None:
                 c.link.flush_acks()  # no request carries them while the stack is in motion
             tracker.wait(c.timeouts.dispense(cards))
-            self._no_conflict(tracker)
+            if tracker.conflict is not None:
+                self._no_conflict(tracker)  # raises
             if tracker.result is not None:
                 self._agree(tracker, tracker.result, every_card=True, what="STACK_READY")
                 return tracker.result, False

@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import structlog
 
@@ -67,15 +66,6 @@ class LinkStats:
     sessions: int = 0
 
 
-class _Plan(NamedTuple):  # a tuple: built once a request, a frozen dataclass costs several times more
-    """How one request waits: per-try ``timeout``, ``retries`` after ``work`` seconds of expected silence."""
-
-    timeout: float
-    retries: int
-    work: float
-    survive_loss: bool
-
-
 class _HoldingAcks:
     """``Link.holding_acks``: a plain context manager (entered once a dispense: a generator-based one costs a
     generator and its frame)."""
@@ -87,12 +77,12 @@ class _HoldingAcks:
         self._held = False
 
     def __enter__(self) -> None:
-        self._held = self._link._hold_acks()
+        self._held = self._link.hold_acks()
 
     def __exit__(self, *exc: object) -> None:
         if self._held:
             self._held = False
-            self._link._release_acks()
+            self._link.release_acks()
 
 
 class Link:
@@ -128,6 +118,7 @@ class Link:
         """Incremented at every reconnect; a request in flight re-sends only on a new transport."""
         self._reconnected = threading.Condition()
         self._closed = threading.Event()
+        self._closing = False  # ``_closed`` as a bool, for the reader's loop (an Event's ``is_set`` is a Python call)
         self._thread: threading.Thread | None = None
         self._reader_ident: int | None = None
         self._batching = False
@@ -194,19 +185,19 @@ class Link:
         :class:`LinkDown` (nothing was sent) when the link was already down.
         """
         timeouts = self.timeouts
-        plan = _Plan(timeouts.reply if timeout is None else timeout, timeouts.retries if retries is None else retries,
-                     work, survive_loss)  # fmt: skip
+        wait = timeouts.reply if timeout is None else timeout
+        tries = timeouts.retries if retries is None else retries
         with self._request_lock:
             if not self._connected.is_set():
                 raise LinkDown(f"{self.url}: link is down (reconnecting)")
-            self._seq = self._seq % 0xFFFF + 1
-            pending = Pending(self._seq, defer=self._acks.owner == threading.get_ident())
+            self._seq = seq = self._seq % 0xFFFF + 1
+            pending = Pending(seq, defer=self._acks.owner == threading.get_ident())
             self._pending = pending
             try:
-                response = self._exchange(message, pending, plan)
+                response = self._exchange(message, pending, wait, tries, work=work, survive_loss=survive_loss)
                 if confirm:
                     pending.rearm()
-                    replay = self._exchange(message, pending, _Plan(plan.timeout, plan.retries, 0.0, plan.survive_loss))
+                    replay = self._exchange(message, pending, wait, tries, work=0.0, survive_loss=survive_loss)
                     if replay != response:
                         raise ShoeDiscrepancy(
                             "answer-changed", f"the shoe's replay of its answer to {message.TYPE.name} differs from it"
@@ -217,11 +208,14 @@ class Link:
                 if pending.ack is not None:
                     self._keep_ack(pending)
 
-    def _exchange(self, message: Message, pending: Pending, plan: _Plan) -> Message:
+    def _exchange(
+        self, message: Message, pending: Pending, timeout: float, retries: int, *, work: float, survive_loss: bool
+    ) -> Message:
+        """``request``'s tries of one frame (its arguments as it resolved them), until an answer or the give-up."""
         attempt = losses = 0
         generation = self._generation
         boot = self._session_boot
-        working_until = time.monotonic() + plan.work
+        working_until = time.monotonic() + work if work else 0.0  # no clock read for the usual request
         first = True
         while True:
             # A re-send starts with a delimiter: if noise ate the last frame's 0x00, the shoe's
@@ -238,14 +232,14 @@ class Link:
             except ShoeIOError as exc:
                 lost: ShoeError = exc
             else:
-                if not pending.wait(plan.timeout):
+                if not pending.wait(timeout):
                     if time.monotonic() < working_until:
                         self.stats.polls += 1
                         continue
                     attempt += 1
-                    if attempt > plan.retries:
+                    if attempt > retries:
                         self.stats.timeouts += 1
-                        tries = f"{plan.retries + 1} tries of {plan.timeout:g} s"
+                        tries = f"{retries + 1} tries of {timeout:g} s"
                         raise ShoeTimeout(f"no reply to {message.TYPE.name} from {self.url} after {tries}")
                     self.stats.retries += 1
                     continue
@@ -254,7 +248,7 @@ class Link:
                     return pending.response
                 lost = pending.error
             # The link dropped with this request in flight: the shoe may have acted on it.
-            give_up = not plan.survive_loss or not self._auto_reconnect or losses >= MAX_LOSSES_PER_REQUEST
+            give_up = not survive_loss or not self._auto_reconnect or losses >= MAX_LOSSES_PER_REQUEST
             if give_up or not self._await_new_link(generation):
                 raise lost
             losses += 1
@@ -288,13 +282,14 @@ class Link:
         """
         return _HoldingAcks(self)
 
-    def _hold_acks(self) -> bool:
+    def hold_acks(self) -> bool:
+        """``holding_acks`` without its object: True if this thread now holds (then ``release_acks`` after)."""
         if not self._acks_lock.acquire(blocking=False):
             return False
         self._acks.owner = threading.get_ident()
         return True
 
-    def _release_acks(self) -> None:
+    def release_acks(self) -> None:
         self._acks.owner = None
         try:
             self.flush_acks()
@@ -347,6 +342,7 @@ class Link:
                 self._write_frames(message, None, 0)
 
     def close(self) -> None:
+        self._closing = True
         self._closed.set()
         self._connected.set()  # release waiters; requests then fail on the closed transport
         with self._reconnected:
@@ -469,10 +465,15 @@ class Link:
         self._session_boot = reply.boot_id
         return True
 
+    def _idle_wait(self) -> float:
+        """The reader's wait: long on a transport whose close wakes its reader (an idle link then sleeps)."""
+        return IDLE_READ_S if getattr(self._transport, "wakes_on_close", False) else self.timeouts.read_poll
+
     def _run(self) -> None:
         if self._leftover:
             self._dispatch(b"")
-        while not self._closed.is_set():
+        read, wait = self._transport.read, self._idle_wait()  # both change only with the transport (a reopen)
+        while not self._closing:
             if self._restart_session:
                 self._restart_session = False
                 self._lost("the shoe has no session for this link (AUTH_REQUIRED): starting a new one")
@@ -480,11 +481,10 @@ class Link:
                     return
                 if self._leftover:
                     self._dispatch(b"")
+                read, wait = self._transport.read, self._idle_wait()
                 continue
-            # A transport that wakes its reader on close may wait long: an idle link then sleeps.
-            wait = IDLE_READ_S if getattr(self._transport, "wakes_on_close", False) else self.timeouts.read_poll
             try:
-                data = self._transport.read(wait)
+                data = read(wait)
             except ShoeIOError as exc:
                 if self._closed.is_set():
                     return
@@ -493,6 +493,7 @@ class Link:
                     return
                 if self._leftover:
                     self._dispatch(b"")
+                read, wait = self._transport.read, self._idle_wait()
                 continue
             if data:
                 self._dispatch(data)

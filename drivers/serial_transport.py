@@ -27,7 +27,6 @@ import errno
 import os
 import select
 import socket
-import threading
 import time
 import weakref
 from urllib.parse import parse_qs, urlsplit
@@ -114,7 +113,8 @@ class SerialTransport(Transport):
                 )
         except (serial.SerialException, OSError, ValueError) as exc:
             raise _unavailable(url, exc) from exc
-        self._closed = threading.Event()
+        self._closed = False
+        """Set once by ``close`` (a bool: read on every read, where an Event's ``is_set`` is a Python call)."""
         self._fd: int | None = None if is_socket else self._port.fileno()
         self._wake: tuple[int, int] | None = None
         if self._fd is not None:
@@ -149,7 +149,7 @@ class SerialTransport(Transport):
             return self._read_device(self._fd, self._wake[0], timeout)
         deadline = time.monotonic() + timeout
         while True:
-            if self._closed.is_set():
+            if self._closed:
                 return b""
             try:
                 first = self._port.read(1)
@@ -157,7 +157,7 @@ class SerialTransport(Transport):
                     waiting = self._port.in_waiting
                     return first + (self._port.read(waiting) if waiting else b"")
             except _PORT_ERRORS as exc:
-                if self._closed.is_set():
+                if self._closed_meanwhile():
                     return b""
                 raise ShoeIOError(f"read from {self.url} failed: {exc}") from exc
             if time.monotonic() >= deadline:
@@ -165,11 +165,11 @@ class SerialTransport(Transport):
 
     def _read_device(self, fd: int, wake: int, timeout: float) -> bytes:
         """One select on the port and the wake-up pipe; then what is waiting, in one ``os.read``."""
-        if self._closed.is_set():
+        if self._closed:
             return b""
         try:
             ready, _, _ = select.select([fd, wake], [], [], max(timeout, 0.0))
-            if self._closed.is_set() or not ready or wake in ready:
+            if self._closed or not ready or wake in ready:
                 return b""
             port_fd = self._port.fd  # None once closed (its number may be reused by then)
             if port_fd is None:
@@ -178,18 +178,23 @@ class SerialTransport(Transport):
         except (InterruptedError, BlockingIOError):
             return b""
         except _PORT_ERRORS as exc:
-            if self._closed.is_set():
+            if self._closed_meanwhile():
                 return b""
             raise ShoeIOError(f"read from {self.url} failed: {exc}") from exc
-        if not data and not self._closed.is_set():
+        if not data and not self._closed:
             # Readable with nothing to read is a vanished adapter (pyserial's words for it).
             raise ShoeIOError(f"read from {self.url} failed: {_VANISHED}")
         return data
 
+    def _closed_meanwhile(self) -> bool:
+        """Whether ``close`` ran during the read that just failed (another thread sets the flag,
+        which a type checker's narrowing of ``self._closed`` cannot know)."""
+        return self._closed
+
     def close(self) -> None:
-        if self._closed.is_set():
+        if self._closed:
             return
-        self._closed.set()
+        self._closed = True
         if self._wake is not None:
             with contextlib.suppress(OSError):
                 os.write(self._wake[1], b"x")
