@@ -61,7 +61,16 @@ _INSERT_MAC = "INSERT INTO entries (" + ", ".join(COLUMNS) + ", mac) VALUES (?, 
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return stamp(datetime.now(UTC))
+
+
+def stamp(moment: datetime) -> str:
+    """A commit's time (in UTC) as the journal writes it: ``2026-12-03T15:00:00.123456Z``, microseconds always.
+
+    The text ``strftime("%Y-%m-%dT%H:%M:%S.%fZ")`` gives for every four-digit year, written by ``isoformat``:
+    strftime parses its format and asks the C library for the time zone at every commit.
+    """
+    return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:

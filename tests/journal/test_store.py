@@ -10,11 +10,15 @@ import subprocess
 import sys
 import textwrap
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shoe.journal import GENESIS, Entry, Journal, JournalError, default_journal_path
+from shoe.journal.store import stamp
 from tests.journal import build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,3 +233,11 @@ def test_default_journal_path() -> None:
     assert default_journal_path(home) == Path("/home/dealer/.local/state/shoed/journal.sqlite")
     relative = {**home, "XDG_STATE_HOME": "state", "SHOED_JOURNAL": ""}  # relative: ignored, per the XDG spec
     assert default_journal_path(relative) == Path("/home/dealer/.local/state/shoed/journal.sqlite")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999)))
+def test_commit_time_text_is_the_strftime_text(moment: datetime) -> None:
+    """The commit's time is written without strftime; the text is the one the journal always stored."""
+    aware = moment.replace(tzinfo=UTC)
+    assert stamp(aware) == aware.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
