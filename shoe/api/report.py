@@ -27,7 +27,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,7 +99,7 @@ class ReportSummary:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._inbox: queue.SimpleQueue[Entry | None] = queue.SimpleQueue()
+        self._inbox: queue.SimpleQueue[Sequence[Entry] | None] = queue.SimpleQueue()
         self._latest = 0  # the seq of the last entry the sink handed over (written by the owner thread only)
         self._changed = threading.Condition()  # guards the ledger; notified when it took more entries
         self._ledger: RoundLedger | None = None
@@ -116,11 +116,11 @@ class ReportSummary:
 
     # -- the follower thread -------------------------------------------------------------------------
 
-    def follow(self, entry: Entry) -> None:
-        """The owner thread, after each commit: queue the entry (nothing else is done there)."""
-        if self._failed is None:
-            self._latest = entry.seq
-            self._inbox.put(entry)
+    def follow(self, entries: Sequence[Entry]) -> None:
+        """The owner thread, after each commit: queue its entries, in one put (nothing else is done there)."""
+        if self._failed is None and entries:
+            self._latest = entries[-1].seq
+            self._inbox.put(entries)
 
     def start(self) -> None:
         """Rebuild from the journal, then follow the sink; call once the service has opened its journal."""
@@ -164,12 +164,12 @@ class ReportSummary:
             self._rebuilt = True
             self._changed.notify_all()
         while True:
-            item: Entry | None = self._inbox.get()
+            item: Sequence[Entry] | None = self._inbox.get()
             batch = [item]
             while item is not None and not self._inbox.empty():  # whatever else is queued, under one lock
                 item = self._inbox.get()
                 batch.append(item)
-            self._take(ledger, [e for e in batch if e is not None])
+            self._take(ledger, [e for entries in batch if entries is not None for e in entries])
             if item is None:
                 return
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
@@ -78,9 +78,9 @@ class TableService:
         self.floor_status = status
         self._owner.floor_watch.source = alarm
 
-    def follow_journal(self, follower: Callable[[Entry], None]) -> None:
-        """Give ``follower`` every entry committed from now on, on the owner thread, after its commit: it must
-        only queue it (the report's summary, ``shoe.api.report``). The list is swapped, never changed in place,
+    def follow_journal(self, follower: Callable[[Sequence[Entry]], None]) -> None:
+        """Give ``follower`` the entries of every commit from now on, on the owner thread, after the commit: it
+        must only queue them (the report's summary, ``shoe.api.report``). The list is swapped, never changed in place,
         so the owner thread may be walking the old one meanwhile."""
         sink = self._owner.sink
         sink.followers = [*sink.followers, follower]

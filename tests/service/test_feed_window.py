@@ -64,3 +64,26 @@ def test_a_reader_gets_its_own_copy_of_each_event() -> None:
     first[0]["type"] = "changed by a reader"
     _, again = feed.since(0, 0.0)
     assert again[0]["type"] != "changed by a reader"
+
+
+def test_a_commit_s_events_wake_the_streams_once_and_are_readable_as_published() -> None:
+    """The entries of one commit wake the waiting streams once, after the last of them, not once each."""
+    feed = EventFeed()
+    wakes: list[int] = []
+    notify_all = feed._cond.notify_all
+
+    def counted() -> None:
+        wakes.append(feed.latest)
+        notify_all()
+
+    feed._cond.notify_all = counted  # type: ignore[method-assign]
+    feed.publish(1, TS, "link", None, {"event": "restored", "attempts": 1})
+    with feed.publishing():
+        for seq in (2, 3, 4):
+            feed.publish(seq, TS, "link", None, {"event": "restored", "attempts": 1})
+        assert wakes == [1]
+        assert [e["cursor"] for e in feed.since(1, 0.0)[1]] == [2, 3, 4]
+    assert wakes == [1, 4]
+    with feed.publishing():
+        pass
+    assert wakes == [1, 4]  # nothing published: nobody woken

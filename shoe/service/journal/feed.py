@@ -10,12 +10,13 @@ one of them (:meth:`EventFeed.refill_from`), on that client's thread, not at eve
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any
 
@@ -82,6 +83,8 @@ class EventFeed:
         self._refill: Callable[[], Iterable[EntryRow]] | None = None
         self._refill_upto = 0  # the entries up to this seq are the refill's, not yet read
         self._refill_lock = threading.Lock()
+        self._held_wake = False  # inside publishing(): wake the readers at its end (the publisher's thread only)
+        self._wake_due = False  # an event was published inside it (guarded by _cond)
 
     @property
     def latest(self) -> int:
@@ -130,8 +133,26 @@ class EventFeed:
             self._events.extend(encoded)
             self._latest = max(self._latest, seq)
             if events:  # an entry that projects to nothing (e.g. a hidden card) wakes no stream
-                self._cond.notify_all()
+                if self._held_wake:
+                    self._wake_due = True
+                else:
+                    self._cond.notify_all()
         return events
+
+    @contextlib.contextmanager
+    def publishing(self) -> Iterator[None]:
+        """Inside, :meth:`publish` holds its wake-up back; on leaving, the waiting readers are woken once for
+        every event published meanwhile (the entries of one commit). The events are readable as each is
+        published; only the wake-up waits, and never past the block (an exception leaving it wakes them too)."""
+        held, self._held_wake = self._held_wake, True
+        try:
+            yield
+        finally:
+            self._held_wake = held  # a block inside another leaves the wake-up to the outer one
+            with self._cond:
+                if self._wake_due and not held:
+                    self._wake_due = False
+                    self._cond.notify_all()
 
     def since(self, cursor: int, timeout: float) -> tuple[int, list[dict[str, Any]]]:
         """Events after ``cursor``, waiting up to ``timeout`` seconds for one; ``(latest cursor, events)``."""

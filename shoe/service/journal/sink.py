@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from shoe.journal import Entry, Journal, JournalError, Pending, prepare
@@ -36,8 +36,9 @@ CHECKPOINT_EVERY_S = 30.0
 READ_TIMES_KEPT = 1024
 Observer = Callable[[str, Mapping[str, Any], str | None, str], list[dict[str, Any]]]
 """``(kind, data, round_id, ts)`` of a committed entry -> the public events it makes."""
-Follower = Callable[[Entry], None]
-"""Takes a committed entry as readers read it back; returns at once (it hands the entry to its own thread)."""
+Follower = Callable[[Sequence[Entry]], None]
+"""Takes the entries of one commit, in seq order, as readers read them back; returns at once (it hands them to
+its own thread)."""
 
 
 class JournalSink:
@@ -65,8 +66,8 @@ class JournalSink:
         """Parts whose state follows the journal (the deck): each applies an entry once it is committed and
         returns the public events the change makes (published with the entry)."""
         self.followers: list[Follower] = []
-        """Summaries kept beside the journal (the report's): each is given every committed entry, in seq order,
-        and only queues it, so whole-journal figures are kept up to date without reading the journal again."""
+        """Summaries kept beside the journal (the report's): each is given every commit's entries, in seq order,
+        and only queues them, so whole-journal figures are kept up to date without reading the journal again."""
 
     def open(self) -> tuple[JournalFacts, dict[str, Any]]:
         """Lock and open the journal, learn what it knows, give the feed its history; the facts and what was adopted."""
@@ -116,8 +117,13 @@ class JournalSink:
         if self.journal is None:
             raise ServiceError("journal-closed", "the journal is not open", kind=ErrorKind.UNAVAILABLE)
         entries = self.journal.write([pending for pending, _ in batch])
-        for entry, (_, data) in zip(entries, batch, strict=True):
-            self._published(entry, data)
+        try:
+            with self.feed.publishing():  # the batch's events reach the streams with one wake-up, not one each
+                for entry, (_, data) in zip(entries, batch, strict=True):
+                    self._published(entry, data)
+        finally:  # committed is committed: the summaries take the whole batch even if a publication failed
+            for follow in self.followers:  # one hand-over a commit: the follower's thread wakes once for it
+                follow(entries)
         return entries
 
     def _published(self, entry: Entry, data: Mapping[str, Any]) -> None:
@@ -126,8 +132,6 @@ class JournalSink:
         self._closed = self._closed or kind == "round-closed"
         also = [event for observe in self.observers for event in observe(kind, entry.data, round_id, entry.ts)]
         self.feed.publish(entry.seq, entry.ts, kind, round_id, entry.data, also=also)
-        for follow in self.followers:
-            follow(entry)
         if kind == "card" and data.get("dispense_id") is not None:
             self.metrics.inc("cards_total")
             started = self._read_times.pop((data["dispense_id"], data.get("position") or 0), None)
