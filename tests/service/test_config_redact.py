@@ -32,6 +32,9 @@ shapes = st.sampled_from(
 
 @settings(deadline=None)
 @given(secret=secrets, shape=shapes, cut=st.integers(0, 200), width=st.integers(4, 60))
+# An unencoded secret holding "&name=": to a parser an empty password and an option of its own
+@example(secret="&a0=", shape="postgresql://u:p@host/db?password={s}", cut=0, width=4)
+@example(secret="7c&timing=", shape="emu://?deck={s}&timing=instant", cut=0, width=4)
 def test_no_piece_of_a_secret_survives(secret: str, shape: str, cut: int, width: int) -> None:
     url = shape.format(s=secret)
     user, colon, password = secret.partition(":")
@@ -69,3 +72,13 @@ def test_a_floor_url_is_accepted_or_refused_without_its_password(secret: str) ->
         # (B2/F) is no leak, so the example is left out of what the secret is looked for in.
         said = EXAMPLE_URL.sub("", str(exc).replace("postgresql://u:...@", ""))
         assert not _window_of(secret, said), str(exc)
+
+
+def test_options_after_a_secret_one_are_hidden_with_it_and_those_before_are_shown() -> None:
+    """A secret value's end cannot be told from the next option's start: what follows it is hidden with it."""
+    assert shown_url("emu://?timing=instant&seed=7") == "emu://?timing=instant&seed=..."
+    assert shown_url("emu://?seed=7&timing=instant") == "emu://?seed=..."
+    assert shown_url("postgresql://u:p@h/db?sslmode=require&password=&a0=") == (
+        "postgresql://u:...@h/db?sslmode=require&password=..."
+    )
+    assert scrub("unknown option 'abcd'", "postgresql://u:p@h/db?password=x&abcd=") == HIDDEN

@@ -7,7 +7,8 @@ malformed URL is exactly the one a parser quotes back whole in its error:
 
 - **What may be shown** (:func:`shown_url`): the scheme, the user name before a password (``u:...@``), the
   host part after the *last* ``@`` (a password holding an ``@`` is hidden whole), the path, and the query's
-  option names with the values of :data:`SHOWN_OPTIONS` only. Userinfo without a colon is ``...@`` (in
+  option names with the values of :data:`SHOWN_OPTIONS` only, up to the first secret option (what follows
+  it is its value: :func:`_options`). Userinfo without a colon is ``...@`` (in
   other schemes it is a token); every other value ``...``.
 - **What may not appear** (:func:`scrub`): a message about the URL (a parser's, ours) keeps its text only
   if no piece of a secret is in it: every 4-character window of the userinfo and of each secret value, and
@@ -54,11 +55,16 @@ def _split(url: str) -> tuple[str, str, str, str]:
 
 def _options(query: str) -> list[tuple[str, str]]:
     """The query's ``name=value`` pairs as written (not decoded); a piece that is not one (an ``&`` inside
-    a value) belongs to the value before it, so a secret value is never split into a shown name."""
+    a value) belongs to the value before it, so a secret value is never split into a shown name.
+
+    Everything after a secret option's ``=`` is that option's value, however many ``&name=`` it holds: an
+    unencoded secret may hold them (``password=&a0=``), and no rule can tell its end from the next option's
+    start. Hiding the options written after a secret one is the safe way to be wrong (docs/service.md says to
+    write secret options last)."""
     pairs: list[tuple[str, str]] = []
     for piece in query.split("&"):
         name, eq, value = piece.partition("=")
-        if eq and _NAME.fullmatch(name):
+        if eq and _NAME.fullmatch(name) and not (pairs and pairs[-1][0] in SECRET_OPTIONS):
             pairs.append((name, value))
         elif pairs:
             pairs[-1] = (pairs[-1][0], f"{pairs[-1][1]}&{piece}")
