@@ -7,13 +7,13 @@ malformed URL is exactly the one a parser quotes back whole in its error:
 
 - **What may be shown** (:func:`shown_url`): the scheme, the user name before a password (``u:...@``), the
   host part after the *last* ``@`` (a password holding an ``@`` is hidden whole), the path, and the query's
-  option names with the values of :data:`SHOWN_OPTIONS` only, up to the first secret option (what follows
-  it is its value: :func:`_options`). Userinfo without a colon is ``...@`` (in
+  option names with the values of :data:`SHOWN_OPTIONS` only, up to the first free-form secret option (what
+  follows it is its value: :func:`_options`). Userinfo without a colon is ``...@`` (in
   other schemes it is a token); every other value ``...``.
 - **What may not appear** (:func:`scrub`): a message about the URL (a parser's, ours) keeps its text only
   if no piece of a secret is in it: every 4-character window of the userinfo and of each secret value, and
-  each card of a deck given as a list, are looked for (case-insensitively); if one is there the detail is
-  replaced by a sentence that says only that it is malformed. A false alarm costs detail, never a secret.
+  each card of a deck (a list, or written together), are looked for (case-insensitively); if one is there
+  the detail is replaced by a sentence that says only that it is malformed. A false alarm costs detail, never a secret.
 """
 
 from __future__ import annotations
@@ -21,11 +21,15 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-__all__ = ["HIDDEN", "SECRET_OPTIONS", "SHOWN_OPTIONS", "scrub", "secrets_of", "shown_url"]
+__all__ = ["FREE_FORM_SECRETS", "HIDDEN", "SECRET_OPTIONS", "SHOWN_OPTIONS", "scrub", "secrets_of", "shown_url"]
 
 SECRET_OPTIONS = frozenset({"deck", "seed", "password", "sslpassword", "passfile", "sslkey", "sslcert"})
 """Query options whose values are secrets: the emulator's ``deck`` and ``seed`` give away every card; the
 rest are libpq's credentials (or the files that hold them)."""
+FREE_FORM_SECRETS = SECRET_OPTIONS - {"deck", "seed"}
+"""Secret options whose values may hold any character, ``&`` and ``=`` included (libpq's credentials), so
+their end cannot be told from the next option's start. A ``deck`` is cards and a ``seed`` an integer: no
+value either parser accepts holds an ``&``, and both parsers (ours, ``parse_qsl``) end them at the next one."""
 SHOWN_OPTIONS = frozenset({"sslmode", "target_session_attrs", "connect_timeout", "application_name", "baud", "timing"})
 """Query options whose values are shown: they say how to connect, never to what with which secret."""
 WINDOW = 4
@@ -57,14 +61,16 @@ def _options(query: str) -> list[tuple[str, str]]:
     """The query's ``name=value`` pairs as written (not decoded); a piece that is not one (an ``&`` inside
     a value) belongs to the value before it, so a secret value is never split into a shown name.
 
-    Everything after a secret option's ``=`` is that option's value, however many ``&name=`` it holds: an
-    unencoded secret may hold them (``password=&a0=``), and no rule can tell its end from the next option's
-    start. Hiding the options written after a secret one is the safe way to be wrong (docs/service.md says to
-    write secret options last)."""
+    Everything after a free-form secret option's ``=`` (:data:`FREE_FORM_SECRETS`) is that option's value,
+    however many ``&name=`` it holds: an unencoded password may hold them (``password=&a0=``), and no rule can
+    tell its end from the next option's start. Hiding the options written after it is the safe way to be wrong
+    (docs/service.md says to write such options last). A ``deck`` or ``seed`` ends at the next ``&``, as it
+    does for the emulator's parser: a value holding one is no deck or seed, and options written after it keep
+    their names in messages (``deck_file`` in "both name the order")."""
     pairs: list[tuple[str, str]] = []
     for piece in query.split("&"):
         name, eq, value = piece.partition("=")
-        if eq and _NAME.fullmatch(name) and not (pairs and pairs[-1][0] in SECRET_OPTIONS):
+        if eq and _NAME.fullmatch(name) and not (pairs and pairs[-1][0] in FREE_FORM_SECRETS):
             pairs.append((name, value))
         elif pairs:
             pairs[-1] = (pairs[-1][0], f"{pairs[-1][1]}&{piece}")
@@ -98,6 +104,17 @@ def secrets_of(url: str) -> list[str]:
     return pieces
 
 
+def _cards(piece: str) -> list[str]:
+    """The cards of a deck as the emulator reads one (``parse_deck``): a list (``As,Kd``) or written together
+    (``AsKd``); nothing for a piece that is not all cards."""
+    cards: list[str] = []
+    for part in re.split(r"[,\s]+", piece):
+        chunks = [part[i : i + 2] for i in range(0, len(part), 2)]
+        if part and len(part) % 2 == 0 and all(_CARD.match(chunk) for chunk in chunks):
+            cards += chunks
+    return cards
+
+
 def _leaks(text: str, pieces: list[str]) -> bool:
     lowered = text.lower()
     for piece in pieces:
@@ -108,8 +125,8 @@ def _leaks(text: str, pieces: list[str]) -> bool:
             continue
         if any(low[i : i + WINDOW] in lowered for i in range(len(low) - WINDOW + 1)):
             return True
-        for part in re.split(r"[,\s]+", low):  # a deck as a list: one card quoted alone
-            if _CARD.match(part) and re.search(rf"(?<![0-9a-z]){re.escape(part)}(?![0-9a-z])", lowered):
+        for card in _cards(low):  # a deck: one card quoted alone
+            if re.search(rf"(?<![0-9a-z]){re.escape(card)}(?![0-9a-z])", lowered):
                 return True
     return False
 
