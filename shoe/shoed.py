@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import errno
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
@@ -87,16 +88,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def bind_api(service: Any, config: ServiceConfig, starting: Any = None) -> Any | None:
     """The HTTP layer bound (not yet serving), when ``shoe.api`` is installed; ``None`` otherwise.
-    ``starting`` (``shoe.api.starting.Starting``): it may serve before the service is ready."""
+    ``starting`` (``shoe.api.starting.Starting``): it may serve before the service is ready, and its employees
+    store is given after its first status (:func:`open_people`), so the route table's modules load after it."""
     try:
-        from shoe.api import ApiServer
+        from shoe.api.server import ApiServer
     except ImportError:
         log.warning("shoe.api is not available: running without HTTP")
         return None
+    if starting is not None:
+        return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens, starting=starting,
+                         people_later=True)  # fmt: skip
     from shoe.api.people_routes import open_people
 
     return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens,
-                     people=open_people(service, config), starting=starting)  # fmt: skip
+                     people=open_people(service, config))  # fmt: skip
+
+
+def open_people(api: Any, service: Any, config: ServiceConfig) -> str | None:
+    """Give the serving ``api`` its employees store; why it cannot be opened (a line for a person), or None."""
+    from shoe.api.people_routes import open_people
+
+    try:
+        api.attach_people(open_people(service, config))
+    except (OSError, sqlite3.Error) as exc:
+        where = config.people_path or Path(config.journal).parent / "people.sqlite"
+        return f"the employees store {where} cannot be opened ({exc}): check its directory and permissions"
+    return None
 
 
 def bind_problem(config: ServiceConfig, exc: OSError) -> str:
@@ -164,6 +181,14 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     if api is not None:  # GET /v1/status answers from now on; every other route 503 starting (shoe.api.starting)
         api.start()
         log.info("service starting", table=config.table, http=url)
+        problem = open_people(api, pending, config)
+        if problem is not None:
+            log.error("cannot start: the employees store cannot be opened", error=problem)
+            print(f"shoed: cannot start: {problem}", file=sys.stderr)
+            starting.stopped()
+            _close(api)
+            lock.release()
+            return Exit.CANNOT_START
     from shoe.service.core import TableService  # the owner, the rounds, the rules engine: after the first status
     from shoe.service.notify import Notifier, Watchdog
     from shoe.service.verify.integrity import ProgramRefused

@@ -6,6 +6,7 @@ for ``/metrics``, and an OpenAPI 3.1 document at ``/v1/openapi.json`` generated 
 | module | job |
 |---|---|
 | ``routes`` | the route table as data: method, path, handler, roles, body fields |
+| ``exchange`` | the shapes a route takes and gives (``Request``, ``Reply``, ``Route``, ``Service``), apart from the table |
 | ``server`` | ``ApiServer(service, host, port, tokens=...)``, ``serve(service, config)`` |
 | ``handler`` | one request: route, authenticate, check the body, call the service, answer, log |
 | ``auth`` | bearer tokens to roles; the loopback-only rule for a configuration without tokens |
@@ -23,11 +24,32 @@ views that are already filtered, and the request log never carries a body.
 See ``docs/api.md`` for every endpoint with curl examples.
 """
 
-from shoe.api.auth import InsecureBind
-from shoe.api.errors import ApiError
-from shoe.api.handler import MAX_BODY
-from shoe.api.openapi import build_document
-from shoe.api.routes import ROUTES, Route
-from shoe.api.server import ApiServer, serve
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shoe.api.auth import InsecureBind
+    from shoe.api.errors import ApiError
+    from shoe.api.handler import MAX_BODY
+    from shoe.api.openapi import build_document
+    from shoe.api.routes import ROUTES, Route
+    from shoe.api.server import ApiServer, serve
 
 __all__ = ["MAX_BODY", "ROUTES", "ApiError", "ApiServer", "InsecureBind", "Route", "build_document", "serve"]
+
+_HOME = {"InsecureBind": "auth", "ApiError": "errors", "MAX_BODY": "handler", "build_document": "openapi",
+         "ROUTES": "routes", "Route": "routes", "ApiServer": "server", "serve": "server"}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names, each imported from its module when first asked for: ``shoed`` imports
+    ``shoe.api.starting`` and the server before its first status, and the route table (every route's module)
+    only after it (docs/perf/start.md)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -17,7 +17,7 @@ import msgspec
 
 from shoe.api.auth import Principal
 from shoe.api.errors import json_bytes
-from shoe.api.routes import Reply, Request, Route
+from shoe.api.exchange import Reply, Request, Route
 from shoe.service import Role
 
 __all__ = ["APPROVAL_ROUTES"]

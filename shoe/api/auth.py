@@ -99,6 +99,9 @@ def check_bind(host: str, tokens: Mapping[str, Role]) -> None:
         )
 
 
+RETRY_SOON = {"Retry-After": "1"}
+
+
 class Authenticator:
     """Resolves the ``Authorization`` header of a request to the role it acts as."""
 
@@ -106,6 +109,9 @@ class Authenticator:
         self._tokens = [(token.encode("utf-8"), Role(role)) for token, role in tokens.items()]
         self.open = not self._tokens
         self.people = people
+        self.awaiting_people = False
+        """The employees store is still opening (``shoed`` serves its first status first): an employee's token is
+        then answered ``503 starting``, never taken for an unknown token."""
 
     def roles_of(self, authorization: str | None) -> frozenset[Role]:
         """The roles the caller holds: all of them when no tokens are configured, else the token's one."""
@@ -114,7 +120,10 @@ class Authenticator:
     def principal(self, authorization: str | None) -> Principal:
         """Who the caller is (:class:`Principal`); ``401`` for a missing, unknown or dead token."""
         people_token = _bearer_text(authorization)
-        if people_token is not None and is_people_token(people_token) and self.people is not None:
+        employee_token = people_token is not None and is_people_token(people_token)
+        if employee_token and self.people is None and self.awaiting_people:
+            raise ApiError("starting", "the employees store is opening: retry in a moment", headers=RETRY_SOON)
+        if employee_token and people_token is not None and self.people is not None:
             try:
                 employee = self.people.resolve(people_token)
             except PeopleError as exc:

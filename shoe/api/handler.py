@@ -29,9 +29,9 @@ from urllib.parse import parse_qsl, urlsplit
 import structlog
 
 from shoe.api.errors import ApiError, envelope, json_bytes, service_status
+from shoe.api.exchange import ANY, Reply, Request
 from shoe.api.head import HeadParsing
 from shoe.api.limits import SEND_S, DeadlineReader, RequestClock
-from shoe.api.routes import Reply, Request, find
 from shoe.api.schema import parse_body
 from shoe.api.static import static_reply
 from shoe.service import Role, ServiceError
@@ -211,6 +211,14 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         api.hosts.check_site(self.headers, self.command, page=static is not None)
         if static is not None:  # the UI's files (shoe/ui/static): no token, not in the route table
             return static
+        starting = api.starting
+        if starting is not None and not starting.is_ready and self.command == "GET" and \
+                (url.path.rstrip("/") or "/") == STATUS_PATH:  # fmt: skip
+            # The one route answered while shoed starts, without the route table (its modules load after)
+            self._role, _ = api.auth.authorize(self.headers.get("Authorization"), ANY)
+            return Reply(body=json_bytes(starting.status()))
+        from shoe.api.routes import find  # the table, and every route's module, from the first request that needs it
+
         routes = find(url.path)
         if routes is None:
             raise ApiError("not-found", f"no such path: {url.path[:200]}")
@@ -220,10 +228,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             raise ApiError("method-not-allowed", f"{url.path} takes {allow}", headers={"Allow": allow})
         acting = route.method == "POST" and not route.path.startswith(PEOPLE_PATH)  # managing people: bootstrap
         self._role, principal = api.auth.authorize(self.headers.get("Authorization"), route.roles, acting=acting)
-        starting = api.starting
         if starting is not None and not starting.is_ready:  # after Host, Origin and token: refused as ever
-            if route.method in ("GET", "HEAD") and route.path == STATUS_PATH:
-                return Reply(body=json_bytes(starting.status()))
             message, headers = starting.refusal()
             raise ApiError("starting", message, headers=headers)
         if route.path == EVENTS_PATH:

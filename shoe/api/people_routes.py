@@ -22,7 +22,7 @@ import msgspec
 
 from shoe.api.auth import Principal
 from shoe.api.errors import ApiError, envelope, json_bytes
-from shoe.api.routes import Handler, Reply, Request, Route
+from shoe.api.exchange import Handler, Reply, Request, Route
 from shoe.people.credentials import BADGE, EMPLOYEE_ID, NAME, PIN
 from shoe.people.desk import People
 from shoe.people.duties import AUTHORITY, Acting

@@ -13,13 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from shoe.api.errors import ApiError
-from shoe.service.api.requests import RequestError, decode
 
 __all__ = ["parse_body"]
 
 
 def parse_body(raw: bytes, kind: Any) -> Any:
     """The request of type ``kind`` in ``raw``; ``ApiError("bad-request")`` names what is wrong."""
+    # Here, not at the top: the handler imports this module before shoed's first status, which no body reaches
+    from shoe.service.api.requests import RequestError, decode
+
     try:
         return decode(raw, kind)
     except RequestError as exc:

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import structlog
 
 from shoe.api.auth import Authenticator, check_bind
+from shoe.api.exchange import Service
 from shoe.api.handler import Handler
 from shoe.api.limits import Gate, Limits, RefusalLog, fit_file_limit
 from shoe.api.metrics import ApiCounters
 from shoe.api.origin import HostCheck
 from shoe.api.report import ReportSummary
-from shoe.api.routes import Service
 from shoe.api.starting import Starting
 from shoe.api.waiting import WaitingRoom
 from shoe.api.workers import Workers
@@ -223,11 +223,13 @@ class ApiServer:
         limits: Limits | None = None,
         people: People | None = None,
         starting: Starting | None = None,
+        people_later: bool = False,
     ) -> None:
         tokens = dict(tokens or {})
         check_bind(host, tokens)
         self.service = service
         self.auth = Authenticator(tokens, people)  # people: the employees store, closed with the server
+        self.auth.awaiting_people = people is None and people_later  # given by attach_people (shoed, after a status)
         self.limits = fit_file_limit(limits or Limits())
         self.counters = ApiCounters()
         self.refusals = RefusalLog(self.counters)
@@ -276,6 +278,12 @@ class ApiServer:
             service.follow_journal(follower)  # type: ignore[attr-defined]
         if hasattr(pending, "service"):
             pending.service = service
+
+    def attach_people(self, people: People) -> None:
+        """The employees store, opened after the server's first status (``people_later``): employees' tokens are
+        checked from now on (``503 starting`` until then)."""
+        self.auth.people = people
+        self.auth.awaiting_people = False
 
     def ready(self) -> None:
         """The service is ready: every route answers from now on, on the same socket; the report's summary starts."""

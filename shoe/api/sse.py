@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from shoe.api.errors import ApiError, json_bytes
-from shoe.api.routes import Reply, Request
+from shoe.api.exchange import Reply, Request
 from shoe.service.journal.feed import Held
 
 __all__ = ["CONTENT_TYPE", "HEARTBEAT_S", "POLL_S", "event_stream", "format_event", "format_held", "parse_cursor"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from shoe.api.errors import ApiError
-from shoe.api.routes import Reply
+from shoe.api.exchange import Reply
 from shoe.ui import asset
 
 __all__ = ["CSP", "HOME", "static_reply"]

@@ -35,3 +35,16 @@ def test_shoed_on_a_real_port_does_not_import_the_emulator() -> None:
     modules = _imported("import shoe.shoed, shoe.api")["modules"]
     assert isinstance(modules, list)
     assert not [name for name in modules if name.startswith("drivers.emulator")]
+
+
+def test_shoed_serves_its_first_status_before_the_route_table_and_the_release_modules() -> None:
+    """What ``shoed`` imports before its first status (itself and the HTTP server) leaves out the route table with
+    every route's module, the registry of actions and the release's modules: they load after that answer (the
+    start-to-first-200 goal, docs/perf/start.md). A top-level import of any of them fails this."""
+    modules = _imported("import shoe.shoed, shoe.api.server, shoe.api.starting")["modules"]
+    assert isinstance(modules, list)
+    later = ("shoe.api.routes", "shoe.api.people_routes", "shoe.service.api.registry", "shoe.release",
+             "shoe.service.core", "shoe.rules")  # fmt: skip
+    assert [name for name in modules if name.startswith(later)] == []
+    after = _imported("import shoe.api\nshoe.api.ROUTES")["modules"]  # the package's names still all there
+    assert isinstance(after, list) and "shoe.api.routes" in after and "shoe.api.people_routes" in after

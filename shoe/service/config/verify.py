@@ -25,9 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from shoe.release.signing import DEFAULT_PUBKEY
-
-__all__ = ["DEFAULT_PUBKEY", "KEYS", "ON_MISMATCH", "VerifyConfig", "parse_verify"]
+__all__ = ["KEYS", "ON_MISMATCH", "VerifyConfig", "parse_verify"]
 
 KEYS = ("manifest", "pubkey", "root", "interval_s", "on_mismatch", "firmware")
 ON_MISMATCH = ("refuse-rounds", "refuse-start")
@@ -51,6 +49,9 @@ class VerifyConfig:
     def pubkey_path(self) -> Path | None:
         if self.pubkey is not None:
             return self.pubkey
+        # here, not at the top: shoe.release's package is ~20 ms of every start, before the first status
+        from shoe.release.signing import DEFAULT_PUBKEY
+
         return DEFAULT_PUBKEY if DEFAULT_PUBKEY.exists() else None
 
 
