@@ -53,7 +53,8 @@ class Exit(IntEnum):
 
 EXIT_MEANING: dict[Exit, str] = {
     Exit.OK: "stopped cleanly (SIGTERM or SIGINT)",
-    Exit.CANNOT_START: "could not start: the HTTP address is in use or not bindable, the journal is unusable, "
+    Exit.CANNOT_START: "could not start: the HTTP address is in use or not bindable, the journal or the employees "
+    "store is unusable, "
     'or the program failed verification with [verify] on_mismatch = "refuse-start"',
     Exit.CONFIG: "bad configuration or arguments (the key and the fix are named), or another shoed holds the journal",
     Exit.DIED: "the service died: a failed journal write (disk full, I/O, its WAL deleted), or its owner thread died",

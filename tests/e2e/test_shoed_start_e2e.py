@@ -87,6 +87,22 @@ def test_a_taken_http_port_is_refused_before_the_shoe_or_the_journal(tmp_path: P
     assert not _journal_written(tmp_path)
 
 
+def test_an_employees_store_that_cannot_be_opened_is_refused_in_one_line_with_its_path(tmp_path: Path) -> None:
+    """The store opens just after the first status (docs/perf/start.md): a path it cannot make is exit 1, named,
+    before the journal is opened, as a bad journal is refused."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory\n")
+    config = tmp_path / "shoed.toml"
+    config.write_text(f'[people]\npath = "{blocked / "people.sqlite"}"\n')
+    done = _run(tmp_path, "--config", str(config), "--http", "127.0.0.1:0")
+    assert done.returncode == 1, done.stderr[-2000:]
+    ours = [line for line in done.stderr.splitlines() if line.startswith("shoed:")]
+    assert len(ours) == 1 and ours[0].startswith("shoed: cannot start: the employees store "), done.stderr
+    assert str(blocked / "people.sqlite") in ours[0] and "Traceback" not in done.stderr
+    # the journal's lock was taken before the first status (and released): the journal itself never opened
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "journal.sqlite.lock", "shoed.toml"]
+
+
 def _wait_status(url: str, proc: subprocess.Popen[str]) -> dict[str, object]:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
