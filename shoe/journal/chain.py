@@ -133,6 +133,31 @@ def _fast_canonical(data: dict[str, Any]) -> tuple[str, Any] | None:
     return raw.decode(), back
 
 
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads(text)``, in C where that is the same value: msgspec's parse of text without a float (a float
+    stops it: its digits are the json module's to read) gives back what the json module's does, with a duplicate
+    key's last value, big integers and escapes alike; anything it refuses (a lone surrogate's escape, NaN, a
+    byte-order mark, a float) is read by the json module, with its value or its error
+    (``tests/journal/test_parse_json.py`` checks both over any JSON text)."""
+    try:
+        return _DECODE_NO_FLOAT(text)
+    except Exception:
+        return json.loads(text)
+
+
+def _canonical_parse(text: str) -> Any:
+    """The JSON value of ``text`` when ``text`` is provably its canonical form (a parse in C without a float, written
+    back by :data:`_SORTED_ENCODE` to the same bytes: :func:`_fast_canonical`'s case); else ``None``, for the
+    json module's parse and :func:`canonical` to decide."""
+    try:
+        parsed = _DECODE_NO_FLOAT(text)
+        if _SORTED_ENCODE(parsed) == text.encode():
+            return parsed
+    except Exception:
+        pass
+    return None
+
+
 def canonical(value: Any) -> str:
     """``value`` as canonical JSON text, guaranteed to have a UTF-8 form (the hash and SQLite need it).
 
@@ -208,6 +233,9 @@ def _parse_data(seq: int, data: object) -> tuple[Any, str | None]:
         return data, None
     if not isinstance(data, str):
         return None, f"entry {seq}: data is not text (edited?)"
+    fast = _canonical_parse(data)
+    if isinstance(fast, dict):  # the usual stored entry: read and found canonical in C
+        return fast, None
     try:
         parsed = json.loads(data)
     except ValueError:
@@ -252,7 +280,11 @@ def check_record(record: Sequence[object], expect_seq: int, expect_prev: str) ->
             "(an entry before it was replaced, inserted or reordered)"
         )
     assert isinstance(ts, str) and isinstance(kind, str)
-    if entry_hash(expect_prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=parsed) != stored_hash:
+    if isinstance(data, str):  # checked canonical above: the hash from its text, serialised once
+        digest = entry_hash_of_text(expect_prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data_text=data)
+    else:
+        digest = entry_hash(expect_prev, seq=seq, ts=ts, kind=kind, round_id=round_id, data=parsed)
+    if digest != stored_hash:
         return seq, f"entry {seq}: hash does not match its contents (edited?)"
     return None, None
 
@@ -284,7 +316,7 @@ def verify_records(
 
 def _data_of(data: object) -> dict[str, Any]:
     """A record's data column, already checked by :func:`check_record` (text in canonical form, or a dict)."""
-    parsed = json.loads(data) if isinstance(data, str) else data
+    parsed = parse_json(data) if isinstance(data, str) else data
     return parsed if isinstance(parsed, dict) else {}
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import json
 import os
 import sqlite3
 import threading
@@ -32,6 +31,7 @@ from shoe.journal.chain import (
     entry_hash_of_text,
     entry_mac,
     key_id,
+    parse_json,
     prepare,
     verify_records,
 )
@@ -76,7 +76,7 @@ def stamp(moment: datetime) -> str:
 def _entry(row: tuple[Any, ...]) -> Entry:
     try:
         seq, ts, kind, round_id, data, prev_hash, digest, mac = row
-        return Entry(seq, ts, kind, round_id, json.loads(data), prev_hash, digest, mac)
+        return Entry(seq, ts, kind, round_id, parse_json(data), prev_hash, digest, mac)
     except (TypeError, ValueError) as exc:
         raise JournalError(f"entry {row[0]} is damaged ({exc}); run `shoectl journal verify`") from exc
 
