@@ -6,7 +6,7 @@ for ``/metrics``, and an OpenAPI 3.1 document at ``/v1/openapi.json`` generated 
 | module | job |
 |---|---|
 | ``routes`` | the route table as data: method, path, handler, roles, body fields |
-| ``exchange`` | the shapes a route takes and gives (``Request``, ``Reply``, ``Route``, ``Service``), apart from the table |
+| ``exchange`` | what a route takes and gives (``Request``, ``Reply``, ``Route``, ``Service``), apart from the table |
 | ``server`` | ``ApiServer(service, host, port, tokens=...)``, ``serve(service, config)`` |
 | ``handler`` | one request: route, authenticate, check the body, call the service, answer, log |
 | ``auth`` | bearer tokens to roles; the loopback-only rule for a configuration without tokens |

@@ -10,6 +10,7 @@ Verification with the C path must name the same first bad entry and problem as t
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from hypothesis import example, given, settings
@@ -66,7 +67,7 @@ def _typed(value: Any) -> Any:
         return {k: _typed(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_typed(v) for v in value]
-    if isinstance(value, float) and value != value:
+    if isinstance(value, float) and math.isnan(value):
         return ("nan", float)
     return (value, type(value))
 
