@@ -195,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             for kind, taken in runs.items():
                 taken.append(_measure(kind, n, keep_alive))
         threads, loop = (statistics.median(runs[k]) * 1e6 for k in ("threads", "loop"))
+        if threads <= 0:  # /proc counts CPU in ticks (10 ms): too few requests to measure
+            raise SystemExit(f"too few requests to measure in {TICK} ticks a second: use --requests 2000 or more")
         each = {k: ", ".join(f"{v * 1e6:.0f}" for v in runs[k]) for k in runs}
         report.figure(f"server CPU per GET /v1/status, today's edge, {label}", threads, "µs",
                       note=f"median of {args.runs} runs of {n} ({each['threads']} µs)")  # fmt: skip

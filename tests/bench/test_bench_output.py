@@ -18,10 +18,10 @@ BENCH = ROOT / "bench"
 MAX_LINE = 400
 UNITS = re.compile(
     r"\d[\d,.]*\s?(x|%|ms|s|B|MiB|KiB|evals/s|frames/s|rounds/s|rounds|commits/s|records|"
-    r"events|cards|threads|wake-ups/s|examples/s|examples|ms/round|ms/event|connections|CPUs|requests)\b"
+    r"events|cards|threads|wake-ups/s|examples/s|examples|ms/round|ms/event|connections|CPUs|requests)\b|\d\s?µs\b"
 )
 FIGURES = ("protocol.py", "hands.py", "service.py", "slowloris.py", "goals.py", "_goals_link.py", "_goals_games.py",
-           "_goals_service.py", "report_load.py")  # fmt: skip
+           "_goals_service.py", "report_load.py", "http_edge.py")  # fmt: skip
 
 
 def _run(script: str, *args: str) -> list[str]:
@@ -43,6 +43,14 @@ def _check(lines: list[str]) -> None:
         assert UNITS.search(rest), f"a figure without its unit: {line}"
         if re.search(r"\d\s?x\b", rest):
             assert re.search(r"\d\s?x (of |ours|the |[a-z])", rest), f"a ratio without its reference: {line}"
+
+
+def test_http_edge_bench_lines() -> None:
+    """Both servers started, driven from a client process and measured: each figure with its unit and reference."""
+    lines = _run("http_edge.py", "--requests", "1500", "--runs", "1")  # enough for /proc's 10 ms ticks
+    _check(lines)
+    assert sum("server CPU per GET /v1/status" in line for line in lines) == 4, lines
+    assert sum("most a two-seat round could save" in line for line in lines) == 2, lines
 
 
 def test_protocol_bench_lines() -> None:
