@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SEATS = [1, 2, 3, 4]
 TWO_SEATS = [1, 2]
-"""The issue's own figure (docs/performance.md): a two-seat New York round, over one kept-alive connection as a
+"""The CPU goal's own round (docs/performance.md): a two-seat New York round, over one kept-alive connection as a
 dealer's client keeps it (bench/shift, the display), measured in the same blocks as the four-seat rounds."""
 ROW = "x" * 300  # about one journal record's data
 
@@ -157,7 +157,7 @@ def service_rows(tmp: Path, *, blocks: int, rounds: int, idle_s: float, big_entr
     report.figure("shoed CPU per round", statistics.median(cpus) * 1000, "ms/round", note=f"goal <= 8 ms; {note}")
     two = f"median of {blocks} blocks of {rounds} rounds, 2 seats NY, one kept-alive connection, between the above"
     report.figure("shoed CPU per two-seat round", statistics.median(two_seat_cpus) * 1000, "ms/round",
-                  note=f"goal <= 8 ms (the issue's own figure); {two}")  # fmt: skip
+                  note=f"goal <= 8 ms (the goal's own round); {two}")  # fmt: skip
     report.figure("shoed idle", idle, "wake-ups/s", note=f"goal <= 5; no client for {idle_s:.0f} s; a sleeping "
                   f"process over the same time: {wake_sleeper:.1f} wake-ups/s")  # fmt: skip
     report.figure("shoed RSS after the timed rounds", rss, "MiB", note=f"goal <= 57 MiB (60 MB); {entries} entries")
