@@ -18,7 +18,7 @@ is the server process's CPU (``/proc/PID/stat``, user + system) per request, med
 two-seat New York round is about 21 requests, 21 times the difference is the most a round's CPU can lose
 to the loop's HTTP edge alone (docs/architecture.md, "Next: one loop for all I/O").
 
-    python bench/http_edge.py [--requests N] [--runs N]
+    python bench/http_edge.py [--requests N] [--runs N] [--quick]
 """
 
 from __future__ import annotations
@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=4000,
                    help="requests a run, kept-alive connection (default 4,000; a third as many one per connection)")
     p.add_argument("--runs", type=int, default=3, help="interleaved runs of each server (default 3)")
+    p.add_argument("--quick", action="store_true", help="1,500 requests, one run each (bench/run --quick)")
     p.add_argument("--serve", nargs=2, metavar=("KIND", "PORT"), help=argparse.SUPPRESS)
     p.add_argument("--client", nargs=3, metavar=("PORT", "N", "KEEP"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -188,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.client:
         _client(int(args.client[0]), int(args.client[1]), args.client[2] == "1")
         return 0
+    if args.quick:
+        args.requests, args.runs = 1500, 1
     for keep_alive, label in ((True, "one kept-alive connection"), (False, "a connection per request")):
         n = args.requests if keep_alive else args.requests // 3
         runs: dict[str, list[float]] = {"threads": [], "loop": []}

@@ -47,7 +47,7 @@ def _check(lines: list[str]) -> None:
 
 def test_http_edge_bench_lines() -> None:
     """Both servers started, driven from a client process and measured: each figure with its unit and reference."""
-    lines = _run("http_edge.py", "--requests", "1500", "--runs", "1")  # enough for /proc's 10 ms ticks
+    lines = _run("http_edge.py", "--quick")  # 1,500 requests: enough for /proc's 10 ms ticks
     _check(lines)
     assert sum("server CPU per GET /v1/status" in line for line in lines) == 4, lines
     assert sum("most a two-seat round could save" in line for line in lines) == 2, lines
