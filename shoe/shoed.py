@@ -88,32 +88,27 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def bind_api(service: Any, config: ServiceConfig, starting: Any = None) -> Any | None:
+def bind_api(service: Any, config: ServiceConfig, starting: Any) -> Any | None:
     """The HTTP layer bound (not yet serving), when ``shoe.api`` is installed; ``None`` otherwise.
-    ``starting`` (``shoe.api.starting.Starting``): it may serve before the service is ready, and its employees
-    store is given after its first status (:func:`open_people`), so the route table's modules load after it."""
+    ``starting`` (``shoe.api.starting.Starting``): it serves before the service is ready, and its employees
+    store is given after its first status (:func:`attach_people`), so the route table's modules load after it."""
     try:
         from shoe.api.server import ApiServer
     except ImportError:
         log.warning("shoe.api is not available: running without HTTP")
         return None
-    if starting is not None:
-        return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens, starting=starting,
-                         people_later=True)  # fmt: skip
-    from shoe.api.people_routes import open_people
-
-    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens,
-                     people=open_people(service, config))  # fmt: skip
+    return ApiServer(service, config.http_host, config.http_port, tokens=config.tokens, starting=starting,
+                     people_later=True)  # fmt: skip
 
 
-def open_people(api: Any, service: Any, config: ServiceConfig) -> str | None:
+def attach_people(api: Any, service: Any, config: ServiceConfig) -> str | None:
     """Give the serving ``api`` its employees store; why it cannot be opened (a line for a person), or None."""
-    from shoe.api.people_routes import open_people
+    from shoe.api.people_routes import open_people, people_path
 
     try:
         api.attach_people(open_people(service, config))
     except (OSError, sqlite3.Error) as exc:
-        where = config.people_path or Path(config.journal).parent / "people.sqlite"
+        where = people_path(config)
         return f"the employees store {where} cannot be opened ({exc}): check its directory and permissions"
     return None
 
@@ -203,7 +198,7 @@ def serve(config: ServiceConfig, stop: threading.Event, *, new_journal: bool = F
     if api is not None:  # GET /v1/status answers from now on; every other route 503 starting (shoe.api.starting)
         api.start()
         log.info("service starting", table=config.table, http=url)
-        problem = open_people(api, pending, config)
+        problem = attach_people(api, pending, config)
         if problem is not None:
             log.error("cannot start: the employees store cannot be opened", error=problem)
             print(f"shoed: cannot start: {problem}", file=sys.stderr)

@@ -31,7 +31,7 @@ from shoe.people.store import ROLES, PeopleStore
 from shoe.service import Role, ServiceConfig, ServiceError
 from shoe.service.api.requests import Empty
 
-__all__ = ["MANAGERS", "PEOPLE_ROUTES", "open_people"]
+__all__ = ["MANAGERS", "PEOPLE_ROUTES", "open_people", "people_path"]
 
 MANAGERS = tuple(AUTHORITY)
 """The employee roles that manage people at all; whom each may manage is shoe/people/duties.py's."""
@@ -272,10 +272,15 @@ PEOPLE_ROUTES: tuple[Route, ...] = (
 )
 
 
+def people_path(config: ServiceConfig) -> Path:
+    """Where ``config`` keeps its employees store: ``[people] path``, else ``people.sqlite`` beside the journal."""
+    return config.people_path or Path(config.journal).parent / "people.sqlite"
+
+
 def open_people(service: Any, config: ServiceConfig) -> People:
-    """The employees store of ``config`` (``[people] path``, else ``people.sqlite`` beside the journal),
-    journaling through ``service.journal_people`` (a ``TableService``)."""
-    path = config.people_path or Path(config.journal).parent / "people.sqlite"
+    """The employees store of ``config`` (:func:`people_path`), journaling through ``service.journal_people`` (a
+    ``TableService``)."""
+    path = people_path(config)
 
     def journal(data: dict[str, Any], by: Any) -> None:
         try:
