@@ -195,15 +195,25 @@ class InprocServer(_Child):
 
 
 class ShoedProcess:
-    """``shoed --port PORT --journal JOURNAL --http 127.0.0.1:0 [--config FILE]``; its log lines go to ``log``."""
+    """``shoed --port PORT --journal JOURNAL --http 127.0.0.1:0 [--config FILE]``; its log lines go to ``log``.
 
-    def __init__(self, port: str, journal: Path, log: Path, config: Path | None = None) -> None:
+    ``command``: what the interpreter runs instead of ``-m shoe.shoed`` (a probe that wraps it: bench/owner_cpu.py),
+    given the same arguments."""
+
+    def __init__(
+        self,
+        port: str,
+        journal: Path,
+        log: Path,
+        config: Path | None = None,
+        command: Sequence[str] = ("-m", "shoe.shoed"),
+    ) -> None:
         self.log = log
         self._log_file: IO[str] = log.open("a")
         self._ready = threading.Event()
         self.url = ""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "shoe.shoed", "--port", port, "--journal", str(journal),
+            [sys.executable, *command, "--port", port, "--journal", str(journal),
              "--http", "127.0.0.1:0", "--log-level", "info", *(["--config", str(config)] if config else [])],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,

@@ -5,6 +5,7 @@ explained on a line of its own; a reference that is not installed says how to in
 from __future__ import annotations
 
 import ast
+import json
 import re
 import socket
 import subprocess
@@ -21,7 +22,7 @@ UNITS = re.compile(
     r"events|cards|threads|wake-ups/s|examples/s|examples|ms/round|ms/event|connections|CPUs|requests)\b|\d\s?µs\b"
 )
 FIGURES = ("protocol.py", "hands.py", "service.py", "slowloris.py", "goals.py", "_goals_link.py", "_goals_games.py",
-           "_goals_service.py", "report_load.py", "http_edge.py")  # fmt: skip
+           "_goals_service.py", "report_load.py", "http_edge.py", "owner_cpu.py")  # fmt: skip
 
 
 def _run(script: str, *args: str) -> list[str]:
@@ -51,6 +52,23 @@ def test_http_edge_bench_lines() -> None:
     _check(lines)
     assert sum("server CPU per GET /v1/status" in line for line in lines) == 4, lines
     assert sum("most a two-seat round could save" in line for line in lines) == 2, lines
+
+
+def test_owner_cpu_bench_splits_a_round_by_thread_item_and_part() -> None:
+    """The probe inside the real shoed counted every action of the timed rounds (and none of the warm-up: the
+    counts are per round exactly), the commits and the shoe's work; the text form's lines are figures."""
+    rounds = 3
+    data = json.loads("\n".join(_run("owner_cpu.py", "--rounds", str(rounds), "--json")))
+    items = {name: row["calls_per_round"] for name, row in data["owner_items"].items()}
+    expected = {"action open-round": 1, "action no-more-bets": 1, "action deal": 1, "action release-stub": 1,
+                "action decide": 6, "action reveal": 3, "action settle": 1, "shoe DeckLoaded": 1}  # fmt: skip
+    assert {name: items.get(name) for name in expected} == expected, items
+    parts = data["owner_parts"]
+    assert parts["shoe: dispense"]["calls_per_round"] == 2 and parts["shoe: scan"]["calls_per_round"] == 3
+    assert parts["commit (Journal.write)"]["calls_per_round"] >= 13  # one an action at least
+    assert "shoed-owner" in data["threads"] and "shoe-link" in data["threads"]
+    assert data["threads"]["shoed-owner"]["user_ms"] > 0
+    _check(_run("owner_cpu.py", "--rounds", "1"))
 
 
 def test_protocol_bench_lines() -> None:
