@@ -74,7 +74,7 @@ def _serve_loop(port: int) -> None:
     from shoe.api.auth import Authenticator
     from shoe.api.errors import ApiError, envelope, json_bytes
     from shoe.api.head import parse_lines
-    from shoe.api.origin import HostCheck
+    from shoe.api.origin import HostCheck, first, header_index
     from shoe.api.routes import Request, find
 
     hosts, auth, service = HostCheck("127.0.0.1", port), Authenticator({}), _Stub()
@@ -83,7 +83,7 @@ def _serve_loop(port: int) -> None:
         request_line, _, rest = head.partition(b"\r\n")
         method, path, _version = request_line.decode("iso-8859-1").split(" ", 2)
         lines = [line + b"\r\n" for line in rest.split(b"\r\n")[:-1]]
-        headers = parse_lines(lines)
+        headers = header_index(parse_lines(lines))
         try:
             hosts.check(headers, local)
             hosts.check_site(headers, method, page=False)
@@ -91,7 +91,7 @@ def _serve_loop(port: int) -> None:
             route = None if routes is None else routes.get(method)
             if route is None:
                 raise ApiError("not-found", f"no such path: {path[:200]}")
-            role, principal = auth.authorize(headers.get("Authorization"), route.roles)
+            role, principal = auth.authorize(first(headers, "authorization"), route.roles)
             reply = route.handler(Request(service, role, None, {}, {}, None, None, lambda: False, principal))  # type: ignore[arg-type]
             status, body = reply.status, reply.body
         except ApiError as exc:

@@ -32,6 +32,7 @@ from shoe.api.errors import ApiError, envelope, json_bytes, service_status
 from shoe.api.exchange import ANY, Reply, Request
 from shoe.api.head import HeadParsing
 from shoe.api.limits import SEND_S, DeadlineReader, RequestClock
+from shoe.api.origin import first, header_index
 from shoe.api.schema import parse_body
 from shoe.api.static import static_reply
 from shoe.service import Role, ServiceError
@@ -80,11 +81,14 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         self.rfile.close()  # the socket's own reader: replaced by one bounded by the request's deadline
         reader = DeadlineReader(self.connection, self._clock, limits.send_s, slot.prefix if slot else b"")
         self.rfile = io.BufferedReader(reader)
+        self._local = self.connection.getsockname()  # the connection's own address: asked once, not a request
+        self._headers_of: dict[str, list[str]] | None = None
 
     def handle_one_request(self) -> None:
         """One request, read within the idle and whole-request bounds; ``408`` when it did not arrive in time."""
         self._clock.idle()
         self._answered = False
+        self._headers_of = None
         try:
             super().handle_one_request()
         except ConnectionError:  # the client went away before its answer was written
@@ -205,17 +209,18 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
     def _handle(self) -> Reply:
         api = self.server.api
         url = urlsplit(self.path)
-        api.hosts.check(self.headers, self.connection.getsockname())  # before anything: Host, then Origin
-        lowered = {k.lower(): v for k, v in self.headers.items()}  # once, for the UI's files and the route
+        headers = self._header_index()
+        api.hosts.check(headers, self._local)  # before anything: Host, then Origin
+        lowered = {name: values[-1] for name, values in headers.items()}  # the UI's files and the route: the last
         static = static_reply(self.command, url.path, lowered)
-        api.hosts.check_site(self.headers, self.command, page=static is not None)
+        api.hosts.check_site(headers, self.command, page=static is not None)
         if static is not None:  # the UI's files (shoe/ui/static): no token, not in the route table
             return static
         starting = api.starting
         if starting is not None and not starting.is_ready and self.command == "GET" and \
                 (url.path.rstrip("/") or "/") == STATUS_PATH:  # fmt: skip
             # The one route answered while shoed starts, without the route table (its modules load after)
-            self._role, _ = api.auth.authorize(self.headers.get("Authorization"), ANY)
+            self._role, _ = api.auth.authorize(first(headers, "authorization"), ANY)
             return Reply(body=json_bytes(starting.status()))
         from shoe.api.routes import find  # the table, and every route's module, from the first request that needs it
 
@@ -227,10 +232,10 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
             allow = ", ".join(sorted(routes))
             raise ApiError("method-not-allowed", f"{url.path} takes {allow}", headers={"Allow": allow})
         acting = route.method == "POST" and not route.path.startswith(PEOPLE_PATH)  # managing people: bootstrap
-        self._role, principal = api.auth.authorize(self.headers.get("Authorization"), route.roles, acting=acting)
+        self._role, principal = api.auth.authorize(first(headers, "authorization"), route.roles, acting=acting)
         if starting is not None and not starting.is_ready:  # after Host, Origin and token: refused as ever
-            message, headers = starting.refusal()
-            raise ApiError("starting", message, headers=headers)
+            message, retry = starting.refusal()
+            raise ApiError("starting", message, headers=retry)
         if route.path == EVENTS_PATH:
             self._to_stream()
         params = None
@@ -277,10 +282,17 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         except OSError:
             return True
 
+    def _header_index(self) -> dict[str, list[str]]:
+        """This request's headers by lower-cased name (``origin.header_index``), built at its first lookup."""
+        if self._headers_of is None:
+            self._headers_of = header_index(self.headers)
+        return self._headers_of
+
     def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding"):
+        headers = self._header_index()
+        if first(headers, "transfer-encoding"):
             raise ApiError("length-required", "send the body with a Content-Length (chunked bodies are not accepted)")
-        lengths = self.headers.get_all("Content-Length") or ["0"]
+        lengths = headers.get("content-length") or ["0"]
         if len(lengths) > 1:  # which one frames the body would be a guess (RFC 9112 §6.3): refuse, read nothing
             raise ApiError("bad-request", f"send one Content-Length; this request has {len(lengths)}")
         raw = lengths[0].strip()
@@ -289,7 +301,7 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         length = int(raw)
         if length > MAX_BODY:
             raise ApiError("payload-too-large", f"the body is {length} bytes; the limit is {MAX_BODY}")
-        media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        media = (first(headers, "content-type") or "").split(";")[0].strip().lower()
         if media != "application/json":  # on every POST, body or not: a cross-origin page cannot send it unasked
             raise ApiError(
                 "unsupported-media-type",

@@ -20,16 +20,39 @@ on every request (docs/api.md, "Cross-origin requests"):
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping, Sequence
 from email.message import Message
 from typing import Any
 
 from shoe.api.auth import is_loopback
 from shoe.api.errors import ApiError
 
-__all__ = ["LOOPBACK_NAMES", "SINGLE", "HostCheck", "split_host"]
+__all__ = ["LOOPBACK_NAMES", "SINGLE", "HeaderIndex", "HostCheck", "first", "header_index", "split_host"]
 
 SINGLE = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest", "Authorization", "Content-Type")
 """The headers a refusal or a role is decided on: each must come once (``403 ambiguous-header``)."""
+_SINGLE = tuple((name, name.lower()) for name in SINGLE)
+
+HeaderIndex = Mapping[str, Sequence[str]]
+"""A request's header values by lower-cased name, in the order sent (:func:`header_index`)."""
+
+
+def header_index(headers: Message) -> dict[str, list[str]]:
+    """Every header's values by its lower-cased name, in the order sent, from one pass over ``headers``.
+
+    The same values ``Message.get_all`` gives (both go through the message's policy), built once a request:
+    each ``get_all`` walks every header and lower-cases each name again, which was a fifth of an HTTP
+    worker's calls a request."""
+    index: dict[str, list[str]] = {}
+    for name, value in headers.items():
+        index.setdefault(name.lower(), []).append(value)
+    return index
+
+
+def first(index: HeaderIndex, name: str) -> str | None:
+    """The first value of the header ``name`` (lower case), as ``Message.get`` gives it; None if not sent."""
+    values = index.get(name)
+    return values[0] if values else None
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 _WILDCARDS = ("", "0.0.0.0", "::")
 
@@ -84,17 +107,17 @@ class HostCheck:
             return False
         return parsed[0] in self.names or (self.wildcard and parsed[0] == _name(str(local[0])))
 
-    def check(self, headers: Message, local: Any) -> None:
+    def check(self, headers: HeaderIndex, local: Any) -> None:
         """Raise the refusal for a request whose Host or Origin is not this server's, or that names a
-        header this server decides on more than once."""
-        for name in SINGLE:
-            sent = headers.get_all(name) or []
+        header this server decides on more than once (``headers``: :func:`header_index`'s)."""
+        for name, key in _SINGLE:
+            sent = headers.get(key, ())
             if len(sent) > 1:  # which one counts is a guess, and a reader that takes the other is fooled
                 raise ApiError(
                     "ambiguous-header",
                     f"this request has {len(sent)} {name} headers; send it once (this server decides on it)",
                 )
-        hosts = headers.get_all("Host") or []
+        hosts = headers.get("host", ())
         if len(hosts) != 1:
             raise ApiError(
                 "bad-request",
@@ -107,7 +130,7 @@ class HostCheck:
                 f"this server does not answer to Host {host[:100]!r}; call it as {self.example()} "
                 "(a page that reached it through another name, as DNS rebinding does, may not use the table)",
             )
-        origin = headers.get("Origin")
+        origin = first(headers, "origin")
         if origin is None:
             return
         own = split_host(host)
@@ -119,7 +142,7 @@ class HostCheck:
                 f"pages (http://{host[:100]}) may",
             )
 
-    def check_site(self, headers: Message, method: str, *, page: bool) -> None:
+    def check_site(self, headers: HeaderIndex, method: str, *, page: bool) -> None:
         """Refuse a request a browser says another site made (``Sec-Fetch-Site``, Fetch Metadata).
 
         ``same-origin`` (this server's own pages) and ``none`` (typed, bookmarked) pass; ``same-site``
@@ -127,11 +150,11 @@ class HostCheck:
         ``Origin``, so this is what tells a page's request from the display's. Only a top-level
         navigation to one of the UI's files (``page``) passes from another site: a link to the display.
         """
-        site = (headers.get("Sec-Fetch-Site") or "").strip().lower()
+        site = (first(headers, "sec-fetch-site") or "").strip().lower()
         if site in ("", "same-origin", "none"):
             return
-        mode = (headers.get("Sec-Fetch-Mode") or "").strip().lower()
-        dest = (headers.get("Sec-Fetch-Dest") or "").strip().lower()
+        mode = (first(headers, "sec-fetch-mode") or "").strip().lower()
+        dest = (first(headers, "sec-fetch-dest") or "").strip().lower()
         if page and method in ("GET", "HEAD") and mode == "navigate" and dest == "document":
             return
         raise ApiError(

@@ -172,8 +172,10 @@ def test_two_origin_headers_are_refused_even_with_the_own_one_first(served: Serv
         ["Sec-Fetch-Site: same-origin", "Sec-Fetch-Site: cross-site"],
         ["Sec-Fetch-Mode: navigate", "Sec-Fetch-Mode: no-cors"],
         ["Content-Type: application/json", "Content-Type: text/plain"],
+        ["Authorization: Bearer " + DEALER, "AUTHORIZATION: Bearer nobody"],  # a name's case makes no other header
+        ["Sec-Fetch-Site: same-origin", "sec-fetch-site: cross-site"],
     ],
-    ids=["authorization", "sec-fetch-site", "sec-fetch-mode", "content-type"],
+    ids=["authorization", "sec-fetch-site", "sec-fetch-mode", "content-type", "authorization-cased", "site-cased"],
 )
 def test_any_header_a_decision_rests_on_is_refused_twice(served: Served, twice: list[str]) -> None:
     before = served.seq()
