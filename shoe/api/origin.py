@@ -32,6 +32,8 @@ __all__ = ["LOOPBACK_NAMES", "SINGLE", "HeaderIndex", "HostCheck", "first", "hea
 SINGLE = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest", "Authorization", "Content-Type")
 """The headers a refusal or a role is decided on: each must come once (``403 ambiguous-header``)."""
 _SINGLE = tuple((name, name.lower()) for name in SINGLE)
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+_WILDCARDS = ("", "0.0.0.0", "::")
 
 HeaderIndex = Mapping[str, Sequence[str]]
 """A request's header values by lower-cased name, in the order sent (:func:`header_index`)."""
@@ -53,8 +55,6 @@ def first(index: HeaderIndex, name: str) -> str | None:
     """The first value of the header ``name`` (lower case), as ``Message.get`` gives it; None if not sent."""
     values = index.get(name)
     return values[0] if values else None
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
-_WILDCARDS = ("", "0.0.0.0", "::")
 
 
 def _name(host: str) -> str:
