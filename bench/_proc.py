@@ -10,11 +10,25 @@ from pathlib import Path
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
+def _user_system(stat: Path) -> tuple[float, float]:
+    """User and system CPU seconds of a ``/proc/.../stat`` file (fields 14 and 15: utime, stime)."""
+    raw = stat.read_text()
+    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 (state) is fields[0]
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
+
+
 def cpu_seconds(pid: int | str) -> float:
     """User + system CPU time of every thread of ``pid`` so far (``/proc/PID/stat`` utime + stime)."""
-    raw = Path(f"/proc/{pid}/stat").read_text()
-    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) ": field 3 (state) is fields[0]
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15
+    return sum(_user_system(Path(f"/proc/{pid}/stat")))
+
+
+def task_cpu(pid: int | str) -> dict[int, tuple[float, float]]:
+    """User and system CPU seconds so far of each live thread of ``pid``, by thread id."""
+    out: dict[int, tuple[float, float]] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            out[int(task.name)] = _user_system(task / "stat")
+    return out
 
 
 def wakeups(pid: int | str) -> int:

@@ -16,8 +16,8 @@ as the dealer's client keeps it (the round of the CPU goal, docs/performance.md)
 
 ``shoed`` runs as this file's ``probe`` mode: it wraps those functions with a ``thread_time`` counter, then
 runs ``shoe.shoed.main`` unchanged; SIGUSR1 zeroes the counters after the warm-up, SIGUSR2 stops them after
-the timed rounds, and they are written when it stops. The wrappers cost about a microsecond a call: compare
-rounds' totals with ``bench/goals.py`` (no probe), not with this.
+the timed rounds, and they are written when it stops. The wrappers cost about 1.5 µs a call (two
+``thread_time`` reads): compare rounds' totals with ``bench/goals.py`` (no probe), not with this.
 
     bench/owner_cpu.py                   # 60 rounds, journal in a scratch folder on this disk
     bench/owner_cpu.py --rounds 200 --tmpfs --json
@@ -139,22 +139,8 @@ def probe(argv: list[str], out: Path) -> int:
 # -- the driver --------------------------------------------------------------------------------------------
 
 
-def _threads(pid: int) -> dict[int, tuple[float, float]]:
-    from bench._proc import CLK_TCK
-
-    out: dict[int, tuple[float, float]] = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            raw = (task / "stat").read_text()
-        except OSError:
-            continue
-        fields = raw[raw.rindex(")") + 2 :].split()
-        out[int(task.name)] = (int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK)
-    return out
-
-
 def measure(rounds: int, folder: Path) -> dict[str, Any]:
-    from bench._proc import cpu_seconds
+    from bench._proc import cpu_seconds, task_cpu
     from bench._shoed import EmulatorProcess, Http, ShoedProcess
     from bench.service import play
 
@@ -168,12 +154,12 @@ def measure(rounds: int, folder: Path) -> dict[str, Any]:
             play(http, emulator.load, WARM_UP_ROUNDS, SEATS)
             time.sleep(SETTLE_S)  # the deck loaded after the last warm-up round is taken in before the zero
             os.kill(shoed.pid, signal.SIGUSR1)
-            cpu0, before, started = cpu_seconds(shoed.pid), _threads(shoed.pid), time.perf_counter()
+            cpu0, before, started = cpu_seconds(shoed.pid), task_cpu(shoed.pid), time.perf_counter()
             play(http, emulator.load, rounds, SEATS)  # each round, and the deck loaded after it
             wall = time.perf_counter() - started
             time.sleep(SETTLE_S)
             os.kill(shoed.pid, signal.SIGUSR2)
-            cpu1, after = cpu_seconds(shoed.pid), _threads(shoed.pid)
+            cpu1, after = cpu_seconds(shoed.pid), task_cpu(shoed.pid)
     data = json.loads(counters.read_text())
     names = {int(k): v for k, v in data["names"].items()}
     threads: dict[str, dict[str, float]] = {}
