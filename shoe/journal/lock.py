@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 log = structlog.get_logger("shoe.journal")
+RECORD_BYTES = 256
+"""The lock file's size: its JSON (pid, first entry's hash, last seq: under 150 bytes) padded with spaces."""
 
 
 class JournalLocked(JournalError):
@@ -103,6 +105,7 @@ class JournalLock:
         self.path, self._fd, self.previous = path, fd, previous
         self._marker = previous
         self._journal_fd = -1  # the journal file itself, locked by identity (hold_journal)
+        self._size = -1  # the file's size as this lock last wrote it (-1: not written yet)
 
     @classmethod
     def acquire(cls, journal: Path) -> JournalLock:
@@ -192,15 +195,27 @@ class JournalLock:
         self._write()
 
     def _write(self) -> None:
+        """Write the pid and the marker in place, padded to :data:`RECORD_BYTES`: after the first write the
+        file's size never changes, so each checkpoint's record is one overwrite and a data-only sync (no
+        truncation, no size or time stamp to write back: half the CPU of ``ftruncate``, ``pwrite``, ``fsync``
+        on this disk). A record cut short by a power cut does not parse: no marker, as an empty file was before.
+        """
         data: dict[str, Any] = {"pid": os.getpid()}
         if self._marker is not None:
             data.update(first_hash=self._marker.first_hash, last_seq=self._marker.last_seq)
-        raw = (json.dumps(data) + "\n").encode()
+        text = json.dumps(data)
+        raw = (text.ljust(RECORD_BYTES - 1) + "\n").encode()
         try:
-            os.ftruncate(self._fd, 0)
+            if self._size != len(raw):  # the first write, or a record longer than the padding
+                os.ftruncate(self._fd, len(raw))
             os.pwrite(self._fd, raw, 0)
-            os.fsync(self._fd)
+            if self._size != len(raw):
+                os.fsync(self._fd)
+                self._size = len(raw)
+            else:
+                os.fdatasync(self._fd)
         except OSError as exc:
+            self._size = -1  # written again whole, size and all
             raise JournalError(f"cannot write the journal's lock file {self.path}: {exc.strerror}") from exc
 
     def release(self) -> None:
@@ -246,5 +261,5 @@ def open_checked(path: Path, lock: JournalLock, *, new_journal: bool) -> tuple[J
 def checkpoint(journal: Journal, lock: JournalLock) -> None:
     """Copy the WAL into the main file; once every entry is there, record the marker (a lower bound)."""
     if journal.checkpoint():
-        first, last = journal.first(), journal.last()
-        lock.record(first_hash=first.hash if first else None, last_seq=last.seq if last else 0)
+        first_hash, last_seq = journal.bounds()
+        lock.record(first_hash=first_hash, last_seq=last_seq)

@@ -126,7 +126,7 @@ def _has_mac_column(conn: sqlite3.Connection) -> bool:
     return any(row[1] == "mac" for row in conn.execute("PRAGMA table_info(entries)"))
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def _identity(path: str | Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -163,10 +163,13 @@ class Journal:
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.Lock()
         self._wal = path.with_name(path.name + "-wal")
-        self._files = (_identity(path), _identity(self._wal))
+        self._names = (str(path), str(self._wal))  # stat'ed around every commit: the text, not a Path each time
+        self._files = (_identity(self._names[0]), _identity(self._names[1]))
         self._broken: str | None = None
         self._head: tuple[int, str] | None = None
         """(seq, hash) of the last committed entry, known after the first append; None: read it."""
+        self._first_hash: str | None = None
+        """The first entry's hash, once read (:meth:`bounds`)."""
 
     @classmethod
     def open(cls, path: str | Path) -> Journal:
@@ -266,10 +269,24 @@ class Journal:
     def head_seq(self) -> int:
         """The seq of the last committed entry (0: none), from the head kept in memory once known."""
         with self._lock:
-            if self._head is None:
-                row = self._live().execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
-                self._head = (int(row[0]), str(row[1])) if row else (0, GENESIS)
-            return self._head[0]
+            return self._known_head()[0]
+
+    def bounds(self) -> tuple[str | None, int]:
+        """The first entry's hash (None: no entry) and the last committed entry's seq (0: none), from memory
+        once known: an append-only journal's first entry never changes, and the head is kept at each commit.
+        What the lock file's marker records at a checkpoint, without reading (and parsing) two entries."""
+        with self._lock:
+            seq = self._known_head()[0]
+            if self._first_hash is None and seq:
+                row = self._live().execute("SELECT hash FROM entries ORDER BY seq LIMIT 1").fetchone()
+                self._first_hash = None if row is None else str(row[0])
+            return self._first_hash, seq
+
+    def _known_head(self) -> tuple[int, str]:
+        if self._head is None:
+            row = self._live().execute("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1").fetchone()
+            self._head = (int(row[0]), str(row[1])) if row else (0, GENESIS)
+        return self._head
 
     def _mac(self, digest: str) -> str | None:
         return None if self._key is None else entry_mac(self._key, digest)
@@ -329,7 +346,7 @@ class Journal:
     def _check_files(self, conn: sqlite3.Connection) -> None:
         """Refuse to go on if the main file or its WAL is not the file it was at open; save what can be."""
         if self._broken is None:
-            main, wal = _identity(self.path), _identity(self._wal)
+            main, wal = _identity(self._names[0]), _identity(self._names[1])
             if main != self._files[0]:
                 self._broken = (
                     f"the journal {self.path} was deleted or replaced under the running service; its entries are "

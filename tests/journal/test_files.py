@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from shoe.journal import Journal, JournalError
-from shoe.journal.lock import JournalLock, JournalLocked, JournalMismatch, lock_path
+from shoe.journal.lock import (
+    RECORD_BYTES,
+    JournalLock,
+    JournalLocked,
+    JournalMismatch,
+    Marker,
+    checkpoint,
+    lock_path,
+)
 
 
 def _fill(journal: Journal, n: int) -> None:
@@ -113,3 +121,35 @@ def test_verify_flags_a_round_closed_twice_or_written_after_its_closing(tmp_path
     assert (result.ok, result.first_bad_seq, result.checked) == (False, 4, 3)
     assert result.problem is not None and "round R1" in result.problem
     assert "after its closing at entry 2" in result.problem
+
+
+def test_the_marker_is_rewritten_in_place_and_reads_back_after_each_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    older = b'{"pid": 1, "first_hash": null, "last_seq": 0}\n' + b"x" * 600  # a longer file from before
+    lock_path(path).write_bytes(older)
+    lock = JournalLock.acquire(path)
+    journal = Journal.open(path)
+    sizes = []
+    for n in (3, 7, 12):
+        _fill(journal, n)
+        checkpoint(journal, lock)
+        sizes.append(lock_path(path).stat().st_size)
+        marker = Marker.read(lock_path(path).read_bytes())
+        assert marker == Marker(next(journal.entries()).hash, journal.last().seq)  # type: ignore[union-attr]
+    assert sizes == [RECORD_BYTES] * 3  # cut to the record's size once, then overwritten at that size
+    journal.close()
+    lock.release()
+    assert JournalLock.acquire(path).previous == Marker(marker.first_hash, 22)
+
+
+def test_bounds_are_the_first_hash_and_the_last_seq_whoever_asks_first(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    with Journal.open(path) as journal:
+        assert journal.bounds() == (None, 0)
+        _fill(journal, 4)
+        first = next(journal.entries()).hash
+        assert journal.bounds() == (first, 4)
+        _fill(journal, 2)
+        assert journal.bounds() == (first, 6)
+    with Journal.open(path) as again:  # nothing in memory yet: both read from the file
+        assert again.bounds() == (first, 6) == (again.first().hash, again.last().seq)  # type: ignore[union-attr]
