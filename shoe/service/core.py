@@ -13,8 +13,6 @@ import copy
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +25,7 @@ from drivers.transport import Transport, open_transport, redact_port
 from shoe import present
 from shoe.hands import tables as hand_tables
 from shoe.journal import Entry, JournalDataError
+from shoe.service.answer import Answer, AnswerTimeout
 from shoe.service.api.actions import execute
 from shoe.service.config.settings import ServiceConfig
 from shoe.service.errors import ErrorKind, Role, ServiceError, from_shoe
@@ -184,7 +183,7 @@ class TableService:
         if not self._running or self._thread is None:
             return
         self._owner.stopping = True
-        future: Future[dict[str, Any]] = Future()
+        future = Answer()
         self._owner.inbox.put(Command(STOP, {}, None, future))
         self._thread.join()
         self._running = False
@@ -204,7 +203,7 @@ class TableService:
             client.close()
         if sink.lock is not None:  # the kernel would release it with the process
             sink.lock.release()
-        owner.inbox.put(Command(KILL, {}, None, Future()))
+        owner.inbox.put(Command(KILL, {}, None, Answer()))
         if self._thread is not None:
             self._thread.join()
         self._running = False
@@ -227,7 +226,7 @@ class TableService:
         """
         request = params if isinstance(params, msgspec.Struct) else dict(params or {})
         timeout = self.config.submit_timeout + (self.config.timeouts.scan if action == "reveal" else 0.0)
-        return self._on_owner(Command(action, request, role, Future(), by), timeout)
+        return self._on_owner(Command(action, request, role, Answer(), by), timeout)
 
     def decide_approval(
         self,
@@ -242,7 +241,7 @@ class TableService:
         request's digest as the approver's display showed it (refused when it is not the request's)."""
         params = {"request_id": request_id, "approve": approve, "staff_roles": sorted(staff_roles), "digest": digest}
         timeout = self.config.submit_timeout + self.config.timeouts.scan
-        return self._on_owner(Command(APPROVAL, params, None, Future(), by), timeout)
+        return self._on_owner(Command(APPROVAL, params, None, Answer(), by), timeout)
 
     def approvals_view(self) -> list[dict[str, Any]]:
         """The waiting requests, then the last decided ones (a copy the owner thread published)."""
@@ -250,12 +249,12 @@ class TableService:
 
     def journal_people(self, data: Mapping[str, Any], by: Mapping[str, str] | None) -> None:
         """Append one ``people`` entry (shoe.people.desk) on the owner thread; durable on return, or raises."""
-        self._on_owner(Command(PEOPLE, dict(data), None, Future(), by), self.config.submit_timeout)
+        self._on_owner(Command(PEOPLE, dict(data), None, Answer(), by), self.config.submit_timeout)
 
     def shoe_counters(self) -> dict[str, Any]:
         """The shoe's lifetime counters (COUNTERS, protocols/SPEC.md §3), asked of the shoe now by the owner
         thread (the only one that talks to it), between two items: ``{"shoe", "read_at", "counters"}``."""
-        return self._on_owner(Command(READ_COUNTERS, {}, None, Future()), self.config.submit_timeout)
+        return self._on_owner(Command(READ_COUNTERS, {}, None, Answer()), self.config.submit_timeout)
 
     def _on_owner(self, command: Command, timeout: float) -> dict[str, Any]:
         if not self._running:
@@ -264,7 +263,7 @@ class TableService:
         self._owner.inbox.put(command)
         try:
             return future.result(timeout=timeout)
-        except FutureTimeout:
+        except AnswerTimeout:
             if future.cancel():
                 raise ServiceError(
                     "busy",

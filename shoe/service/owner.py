@@ -26,7 +26,6 @@ import queue
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +40,7 @@ from shoe import present as render
 from shoe.journal import JournalError
 from shoe.rules.profiles import Irregularity
 from shoe.service import memory
+from shoe.service.answer import Answer
 from shoe.service.config.settings import ServiceConfig
 from shoe.service.deck.cycle import DeckCycle
 from shoe.service.errors import ServiceError
@@ -68,7 +68,7 @@ class Command:
     action: str
     params: Mapping[str, Any] | msgspec.Struct  # a request of shoe.service.api.requests, or a mapping to convert
     role: Any
-    future: Future[dict[str, Any]]
+    future: Answer
     by: Mapping[str, str] | None = None  # the employee who asked: named by every entry it causes
 
 
@@ -84,7 +84,7 @@ class Owner:
         self.config = config
         self.metrics = metrics
         self.games = games
-        self.inbox: queue.Queue[Command | ShoeItem] = queue.Queue()
+        self.inbox: queue.SimpleQueue[Command | ShoeItem] = queue.SimpleQueue()
         self.deferred: deque[Command] = deque()
         self.stopping = False
         self.shown = Snapshots()

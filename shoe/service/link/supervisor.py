@@ -65,7 +65,7 @@ class LinkSupervisor:
         self,
         config: ServiceConfig,
         transport_factory: Callable[[], Transport],
-        inbox: queue.Queue[Any],
+        inbox: queue.SimpleQueue[Any],
         sink: JournalSink,
         *,
         shown: Snapshots,

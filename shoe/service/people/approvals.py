@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -60,6 +59,7 @@ import structlog
 from shoe.journal import JournalDataError
 from shoe.journal.approvals import approval_digest
 from shoe.rules.mississippi.records import SeatSettlement
+from shoe.service.answer import Answer
 from shoe.service.api import requests as rq
 from shoe.service.api.registry import BY_NAME
 from shoe.service.errors import ErrorKind, ServiceError
@@ -287,7 +287,7 @@ class Approvals:
         from shoe.service.api.actions import execute  # actions calls this module: imported when first needed
         from shoe.service.owner import Command
 
-        future: Future[dict[str, Any]] = Future()
+        future = Answer()
         try:
             execute(owner, Command(run.action, dict(run.params), run.role, future, run.by))
         finally:
