@@ -318,17 +318,21 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         return data
 
     def _send(self, reply: Reply) -> None:
-        headers = getattr(self, "headers", None)  # absent when the request line itself was malformed
+        index = self._headers_of  # None when the request line itself was malformed: no headers were read
+        length = ((first(index, "content-length") or "0") if index is not None else "0").strip()
         unread = (
-            headers is not None
+            index is not None
             and not getattr(self, "_body_read", False)
-            and (headers.get("Transfer-Encoding") or headers.get("Content-Length", "0").strip() not in ("", "0"))
+            and bool(first(index, "transfer-encoding") or length not in ("", "0"))
         )
         if unread:  # the body was refused unread: it cannot be skipped safely, so the connection ends
             self.close_connection = True
         if getattr(self, "_slot_kind", "ordinary") == "reserved":
             self.close_connection = True  # a reserved slot serves one request: it is back for the next one at once
         self._answered = True
+        if reply.stream is None:
+            self._send_whole(reply)
+            return
         self.send_response(reply.status)
         self.send_header("Content-Type", reply.content_type)
         self.send_header("Cache-Control", reply.headers.get("Cache-Control", "no-store"))  # the UI's files revalidate
@@ -336,22 +340,44 @@ class Handler(HeadParsing, BaseHTTPRequestHandler):
         for name, value in reply.headers.items():
             if name != "Cache-Control":
                 self.send_header(name, value)
-        if reply.stream is not None:
-            self.close_connection = True
-            self.end_headers()
-            self._stream(reply)
+        self.close_connection = True
+        self.end_headers()
+        self._stream(reply)
+
+    def _send_whole(self, reply: Reply) -> None:
+        """An answer with a body in one send: the bytes ``send_response``, ``send_header`` and ``end_headers``
+        write, in the same order (status line, Server, Date, the reply's headers, Content-Length, Connection),
+        built as one string instead of a call and an encode per header. The UI's files name their own
+        Cache-Control (they revalidate); every other answer is ``no-store``. Head and body go out in one send
+        (each send is a syscall and a loopback segment); an HTTP/0.9 request gets the body alone."""
+        self.log_request(reply.status)
+        if self.request_version == "HTTP/0.9":
+            if self.command != "HEAD":
+                self.wfile.write(reply.body)
             return
-        self.send_header("Content-Length", str(len(reply.body)))
+        try:
+            phrase = self.responses[reply.status][0]
+        except KeyError:
+            phrase = ""
+        lines = [f"{self.protocol_version} {reply.status} {phrase}\r\nServer: {self.version_string()}\r\n"
+                 f"Date: {self.date_time_string()}\r\nContent-Type: {reply.content_type}\r\n"
+                 f"Cache-Control: {reply.headers.get('Cache-Control', 'no-store')}\r\n"
+                 "X-Content-Type-Options: nosniff\r\n"]  # fmt: skip
+        for name, value in reply.headers.items():
+            if name != "Cache-Control":
+                lines.append(f"{name}: {value}\r\n")
+                if name.lower() == "connection":  # what send_header does with it
+                    lowered = value.lower()
+                    if lowered == "close":
+                        self.close_connection = True
+                    elif lowered == "keep-alive":
+                        self.close_connection = False
+        lines.append(f"Content-Length: {len(reply.body)}\r\n")
         if self.close_connection:
-            self.send_header("Connection", "close")
-        # end_headers(), with the body in the same send (one send a request, not two; each is a
-        # syscall and a loopback segment). An HTTP/0.9 request gets the body alone, as end_headers() does.
-        buffer: list[bytes] = self.__dict__.setdefault("_headers_buffer", [])
-        if self.request_version != "HTTP/0.9":
-            buffer.append(b"\r\n")
-        if self.command != "HEAD":
-            buffer.append(reply.body)
-        self.flush_headers()
+            lines.append("Connection: close\r\n")
+        lines.append("\r\n")
+        head = "".join(lines).encode("latin-1", "strict")
+        self.wfile.write(head if self.command == "HEAD" else head + reply.body)
 
     def _stream(self, reply: Reply) -> None:
         assert reply.stream is not None

@@ -22,6 +22,8 @@ import re
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Protocol
 
+from shoe.api.origin import first, header_index
+
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler
 
@@ -79,6 +81,8 @@ class HeadParsing(_Base):
     """``parse_request`` of ``BaseHTTPRequestHandler`` with the header block read by :func:`read_head`."""
 
     raw_requestline: bytes
+    _headers_of: dict[str, list[str]] | None
+    """The parsed head's headers by lower-cased name (``origin.header_index``), set by :meth:`parse_request`."""
 
     def parse_request(self) -> bool:
         self.command = None  # type: ignore[assignment]  # set in case of error on the first line
@@ -132,12 +136,13 @@ class HeadParsing(_Base):
         except http.client.HTTPException as err:
             self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Too many headers", str(err))
             return False
-        conntype = self.headers.get("Connection", "").lower()
+        index = self._headers_of = header_index(self.headers)  # every later lookup of this request reads it
+        conntype = (first(index, "connection") or "").lower()
         if conntype == "close":
             self.close_connection = True
         elif conntype == "keep-alive" and self.protocol_version >= "HTTP/1.1":
             self.close_connection = False
-        expect = self.headers.get("Expect", "")
+        expect = first(index, "expect") or ""
         if expect.lower() == "100-continue" and self.protocol_version >= "HTTP/1.1" \
                 and self.request_version >= "HTTP/1.1":  # fmt: skip
             return self.handle_expect_100()
