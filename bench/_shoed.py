@@ -198,7 +198,9 @@ class ShoedProcess:
     """``shoed --port PORT --journal JOURNAL --http 127.0.0.1:0 [--config FILE]``; its log lines go to ``log``.
 
     ``command``: what the interpreter runs instead of ``-m shoe.shoed`` (a probe that wraps it: bench/owner_cpu.py),
-    given the same arguments."""
+    given the same arguments. ``tree``: the checkout it runs from (``-m`` puts the working folder first on the
+    path, before the installed one): another commit's worktree, to compare two trees in one run
+    (bench/ab_trees.py)."""
 
     def __init__(
         self,
@@ -207,6 +209,8 @@ class ShoedProcess:
         log: Path,
         config: Path | None = None,
         command: Sequence[str] = ("-m", "shoe.shoed"),
+        *,
+        tree: Path = ROOT,
     ) -> None:
         self.log = log
         self._log_file: IO[str] = log.open("a")
@@ -215,7 +219,7 @@ class ShoedProcess:
         self.proc = subprocess.Popen(
             [sys.executable, *command, "--port", port, "--journal", str(journal),
              "--http", "127.0.0.1:0", "--log-level", "info", *(["--config", str(config)] if config else [])],
-            cwd=ROOT,
+            cwd=tree,
             stdin=subprocess.DEVNULL,
             stdout=self._log_file,
             stderr=subprocess.PIPE,
