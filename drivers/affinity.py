@@ -1,5 +1,8 @@
 """One CPU for the requesting thread and the link's reader: their hand-offs stay in one core's caches.
 
+``shoed`` pins its main thread the same way before it starts any other, so that the owner, the HTTP workers
+and the link's reader all share one CPU (``[service] one_cpu``, ``shoe.shoed.share_one_cpu``).
+
 A dispense hands work between two threads four times (SPEC §6: two exchanges, each a reply read by the link's
 reader and handed to the requester). On two cores each hand-off moves every object both threads touch, and in
 CPython 3.11 that includes the reference counts of ``None``, small integers and the types, from one core's cache
@@ -39,7 +42,7 @@ def pin_this_thread() -> int | None:
         cpu = one_cpu(allowed)
         setter(0, {cpu})  # 0: the calling thread (a Linux task), not the whole process
     except OSError as exc:
-        log.info("link threads not pinned to one CPU", error=str(exc))
+        log.info("threads not pinned to one CPU", error=str(exc))
         return None
     return cpu
 

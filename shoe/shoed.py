@@ -146,6 +146,22 @@ def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
         return False
 
 
+def share_one_cpu() -> int | None:
+    """Pin this thread, before any other starts, to one CPU: every thread of shoed inherits it (``[service]
+    one_cpu``, on by default). Each action crosses threads (an HTTP worker, the owner, the link's reader) and
+    each crossing moves the objects both threads touch, reference counts included, between two cores' caches
+    when the kernel runs them on two; they take turns under the GIL anyway, so one core costs them no
+    parallel work. ``bench/ab_trees.py``: 0.880x, 0.949x and 0.930x the CPU per two-seat round of the same
+    tree unpinned, the client's wall time per round 0.95x (docs/performance.md, "One CPU for shoed's
+    threads"). The CPU, or None: one CPU only, or not allowed (``drivers.affinity``; nothing changed)."""
+    from drivers.affinity import pin_this_thread  # imports structlog: after logsetup has
+
+    cpu = pin_this_thread()
+    if cpu is not None:
+        log.info("shoed's threads share one CPU", cpu=cpu)
+    return cpu
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     limit_malloc_arenas()
     args = build_parser().parse_args(argv)
@@ -156,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"shoed: configuration: {exc}", file=sys.stderr)
         return Exit.CONFIG
     logsetup.configure(config.log_level)
+    if config.one_cpu:
+        share_one_cpu()
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

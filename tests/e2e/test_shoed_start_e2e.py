@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -154,3 +155,41 @@ def test_help_lists_every_exit_code_of_the_one_table() -> None:
     assert set(EXIT_MEANING) == set(Exit)
     for code, meaning in EXIT_MEANING.items():
         assert f"  {int(code)} {meaning}\n" in done.stdout, done.stdout
+
+
+def _allowed_cpus(pid: int) -> dict[str, set[int]]:
+    """Each live thread of ``pid`` by name (``comm``) and id, and the CPUs the kernel may run it on."""
+    out: dict[str, set[int]] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            allowed = os.sched_getaffinity(int(task.name))
+        except OSError:  # a thread that ended meanwhile
+            continue
+        out[f"{name} ({task.name})"] = allowed
+    return out
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU here: nothing to share or to spread")
+@pytest.mark.parametrize("one_cpu", [True, False])
+def test_every_thread_of_shoed_shares_one_cpu_unless_configured_not_to(tmp_path: Path, one_cpu: bool) -> None:
+    port, config = free_port(), tmp_path / "shoed.toml"
+    config.write_text("" if one_cpu else "[service]\none_cpu = false\n")  # the default, or turned off
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shoe.shoed", "--config", str(config)],
+        cwd=ROOT,
+        env={**child_env(), "SHOED_HTTP": f"127.0.0.1:{port}", "SHOED_JOURNAL": str(tmp_path / "journal.sqlite")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert _wait_status(f"http://127.0.0.1:{port}", proc)["shoe"]["link"] == "up"  # type: ignore[index]
+        threads = _allowed_cpus(proc.pid)
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+    mine = os.sched_getaffinity(0)
+    assert len(threads) >= 4, threads  # the owner, the HTTP accept loop, the link's reader, the main thread at least
+    expected = {max(mine)} if one_cpu else mine  # drivers.affinity.one_cpu: the highest CPU this process may use
+    assert all(allowed == expected for allowed in threads.values()), threads

@@ -25,6 +25,7 @@ def test_defaults_with_no_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     # the embedded default deals round after round: its emulated dealer loads the next deck by itself
     assert config.shoe_port == "emu://?autoload=1"
     assert (config.deck_backs, config.check_on_load, config.emulator_control) == ((), True, None)
+    assert config.one_cpu is True  # shoed's threads share one CPU unless told otherwise
     assert config.journal == tmp_path / "state" / "shoed" / "journal.sqlite"
     assert (config.http_host, config.http_port) == ("127.0.0.1", 8470)
     assert dict(config.tokens) == {} and config.timeouts == LinkTimeouts()
@@ -114,3 +115,15 @@ def test_a_missing_file_is_an_error(tmp_path: Path) -> None:
 def test_non_loopback_with_tokens_is_allowed(tmp_path: Path) -> None:
     config = _load(tmp_path, f'[tokens]\nobserver = "{TOKEN}"', http="192.168.1.20:8470")
     assert config.http_host == "192.168.1.20" and config.tokens == {TOKEN: Role.OBSERVER}
+
+
+@pytest.mark.parametrize(("text", "expected"), [("true", True), ("false", False)])
+def test_one_cpu_is_a_flag(tmp_path: Path, text: str, expected: bool) -> None:
+    assert _load(tmp_path, f"[service]\none_cpu = {text}\n").one_cpu is expected
+
+
+@pytest.mark.parametrize("text", ['"yes"', "1", "0", '"false"', "[true]"])
+def test_one_cpu_that_is_not_true_or_false_is_refused_by_name(tmp_path: Path, text: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        _load(tmp_path, f"[service]\none_cpu = {text}\n")
+    assert str(refused.value).startswith("[service] one_cpu: ") and "use true or false" in str(refused.value)

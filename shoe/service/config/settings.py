@@ -48,7 +48,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "journal": ("path",),
     "http": ("host", "port"),
     "tokens": tuple(r.value for r in Role),
-    "service": ("table", "submit_timeout"),
+    "service": ("table", "submit_timeout", "one_cpu"),
     "log": ("level",),
     "deck": ("backs", "check_on_load"),
     "floor": ("url", "table"),
@@ -71,6 +71,7 @@ class ServiceConfig:
     timeouts: LinkTimeouts = field(default_factory=LinkTimeouts)
     take_timeout: float = 30.0
     submit_timeout: float = 30.0
+    one_cpu: bool = True  # [service] one_cpu: all of shoed's threads on one CPU (shoe.shoed.share_one_cpu)
     table: str = "table-1"
     log_level: str = "info"
     source: Path | None = None
@@ -252,6 +253,7 @@ def load_config(
         timeouts=_timeouts(shoe.get("timeouts", {})),
         take_timeout=_number("shoe.take_timeout", shoe.get("take_timeout", 30.0)),
         submit_timeout=_number("service.submit_timeout", service.get("submit_timeout", 30.0)),
+        one_cpu=_flag("service.one_cpu", service.get("one_cpu", True)),
         table=table,
         log_level=level.lower(),
         source=path,
