@@ -151,9 +151,9 @@ def share_one_cpu() -> int | None:
     one_cpu``, on by default). Each action crosses threads (an HTTP worker, the owner, the link's reader) and
     each crossing moves the objects both threads touch, reference counts included, between two cores' caches
     when the kernel runs them on two; they take turns under the GIL anyway, so one core costs them no
-    parallel work. ``bench/ab_trees.py``: 0.880x, 0.949x and 0.930x the CPU per two-seat round of the same
-    tree unpinned, the client's wall time per round 0.95x (docs/performance.md, "One CPU for shoed's
-    threads"). The CPU, or None: one CPU only, or not allowed (``drivers.affinity``; nothing changed)."""
+    parallel work. ``bench/ab_trees.py`` against the same tree unpinned: 0.915x the CPU per two-seat round
+    (0.869x with the journal on tmpfs), the client's wall time per round 0.93x (docs/performance.md, "One CPU
+    for shoed's threads"). The CPU, or None: one CPU only, or not allowed (``drivers.affinity``; nothing changed)."""
     from drivers.affinity import pin_this_thread  # imports structlog: after logsetup has
 
     cpu = pin_this_thread()
