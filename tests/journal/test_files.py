@@ -42,6 +42,29 @@ def test_a_deleted_wal_stops_writing_and_its_entries_are_saved(tmp_path: Path) -
         assert again.verify().ok
 
 
+def test_a_wal_deleted_during_a_commit_keeps_its_acknowledged_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "j.sqlite"
+    journal = Journal.open(path)
+    _fill(journal, 10)
+    inside = journal._keyed_batch
+
+    def delete_then_go_on(conn, batch):  # type: ignore[no-untyped-def]  # after the files were checked, in the commit
+        os.unlink(path.with_name("j.sqlite-wal"))
+        return inside(conn, batch)
+
+    monkeypatch.setattr(journal, "_keyed_batch", delete_then_go_on)
+    assert journal.append("card", {"i": 10}, round_id="R1").seq == 11  # acknowledged: it is in the WAL SQLite holds
+    monkeypatch.undo()
+    with pytest.raises(JournalError, match=r"write-ahead log .* was deleted .*every committed entry was copied"):
+        journal.append("card", {"i": 11}, round_id="R1")  # the next write finds the WAL gone and saves it
+    journal.close()
+    with Journal.open(path) as again:  # exactly what was acknowledged: entry 10 too, entry 11 not
+        assert [e.data["i"] for e in again.entries()] == list(range(11))
+        assert again.verify().ok
+
+
 def test_a_wal_replaced_by_another_file_is_detected(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     with Journal.open(path) as journal:
