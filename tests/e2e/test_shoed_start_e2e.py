@@ -119,16 +119,22 @@ def _wait_status(url: str, proc: subprocess.Popen[str]) -> dict[str, object]:
     raise AssertionError(f"no answer at {url} in {START_TIMEOUT_S} s")
 
 
-def test_shoed_http_moves_the_run_command_off_8470(tmp_path: Path) -> None:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "shoe.shoed"],
+def _run_command(tmp_path: Path, port: int, *args: str) -> subprocess.Popen[str]:
+    """The README's run command (``shoed ARGS``), moved to ``port`` and a journal in ``tmp_path`` by the
+    environment, as a person would."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "shoe.shoed", *args],
         cwd=ROOT,
         env={**child_env(), "SHOED_HTTP": f"127.0.0.1:{port}", "SHOED_JOURNAL": str(tmp_path / "journal.sqlite")},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_shoed_http_moves_the_run_command_off_8470(tmp_path: Path) -> None:
+    port = free_port()
+    proc = _run_command(tmp_path, port)
     try:
         status = _wait_status(f"http://127.0.0.1:{port}", proc)
         assert status["shoe"]["link"] == "up"  # type: ignore[index]
@@ -175,14 +181,7 @@ def _allowed_cpus(pid: int) -> dict[str, set[int]]:
 def test_every_thread_of_shoed_shares_one_cpu_unless_configured_not_to(tmp_path: Path, one_cpu: bool) -> None:
     port, config = free_port(), tmp_path / "shoed.toml"
     config.write_text("" if one_cpu else "[service]\none_cpu = false\n")  # the default, or turned off
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "shoe.shoed", "--config", str(config)],
-        cwd=ROOT,
-        env={**child_env(), "SHOED_HTTP": f"127.0.0.1:{port}", "SHOED_JOURNAL": str(tmp_path / "journal.sqlite")},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _run_command(tmp_path, port, "--config", str(config))
     try:
         assert _wait_status(f"http://127.0.0.1:{port}", proc)["shoe"]["link"] == "up"  # type: ignore[index]
         threads = _allowed_cpus(proc.pid)
