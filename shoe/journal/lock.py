@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -45,7 +46,15 @@ __all__ = [
 
 log = structlog.get_logger("shoe.journal")
 RECORD_BYTES = 256
-"""The lock file's size: its JSON (pid, first entry's hash, last seq: under 150 bytes) padded with spaces."""
+"""The lock file's size: its JSON (pid, first entry's hash, last seq, check: under 180 bytes) padded with spaces."""
+
+
+def _check(first_hash: str | None, last_seq: int) -> str:
+    """What a record's ``check`` must be: a digest of its marker. The record is overwritten in place, and a
+    power cut may leave the new record's first bytes over the old one's rest; a seq mixed of both (1199 then
+    1234 giving 1299) would claim entries the journal never held and refuse the next start. The mix's check
+    is one record's, its marker the other's or neither: it does not match, and counts as no marker."""
+    return hashlib.blake2s(f"{first_hash}\0{last_seq}".encode(), digest_size=8).hexdigest()
 
 
 class JournalLocked(JournalError):
@@ -87,7 +96,11 @@ class Marker:
         if not isinstance(data, dict) or not isinstance(data.get("last_seq"), int):
             return None
         first = data.get("first_hash")
-        return cls(first if isinstance(first, str) else None, int(data["last_seq"]))
+        marker = cls(first if isinstance(first, str) else None, int(data["last_seq"]))
+        in_place = "check" in data or len(raw) >= RECORD_BYTES  # a record written in place always carries its check
+        if in_place and data.get("check") != _check(marker.first_hash, marker.last_seq):
+            return None
+        return marker  # or one written whole (truncated first) before records carried a check
 
 
 def _holder(raw: bytes) -> int | None:
@@ -198,11 +211,13 @@ class JournalLock:
         """Write the pid and the marker in place, padded to :data:`RECORD_BYTES`: after the first write the
         file's size never changes, so each checkpoint's record is one overwrite and a data-only sync (no
         truncation, no size or time stamp to write back: half the CPU of ``ftruncate``, ``pwrite``, ``fsync``
-        on this disk). A record cut short by a power cut does not parse: no marker, as an empty file was before.
+        on this disk). A record cut short or mixed with the one before by a power cut does not parse or does
+        not match its check (:func:`_check`): no marker, as an empty file was before.
         """
         data: dict[str, Any] = {"pid": os.getpid()}
         if self._marker is not None:
-            data.update(first_hash=self._marker.first_hash, last_seq=self._marker.last_seq)
+            first_hash, last_seq = self._marker.first_hash, self._marker.last_seq
+            data.update(first_hash=first_hash, last_seq=last_seq, check=_check(first_hash, last_seq))
         text = json.dumps(data)
         raw = (text.ljust(RECORD_BYTES - 1) + "\n").encode()
         try:

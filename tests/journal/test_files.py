@@ -176,3 +176,33 @@ def test_bounds_are_the_first_hash_and_the_last_seq_whoever_asks_first(tmp_path:
         assert journal.bounds() == (first, 6)
     with Journal.open(path) as again:  # nothing in memory yet: both read from the file
         assert again.bounds() == (first, 6) == (again.first().hash, again.last().seq)  # type: ignore[union-attr]
+
+
+def _record(lock: JournalLock, first_hash: str, last_seq: int) -> bytes:
+    lock.record(first_hash=first_hash, last_seq=last_seq)
+    return lock.path.read_bytes()
+
+
+def test_a_marker_torn_between_two_records_is_one_of_them_or_none(tmp_path: Path) -> None:
+    """The record is overwritten in place: a power cut may leave the first bytes of the new one over the rest of
+    the old one. Every such mix, at every byte, reads as the old marker, the new one, or no marker: never a
+    last seq that was never recorded (one above the journal's own would refuse the next start)."""
+    path = tmp_path / "j.sqlite"
+    lock = JournalLock.acquire(path)
+    first = "ab" * 32
+    for old_seq, new_seq in ((1199, 1234), (999, 1000), (9, 10), (41, 50)):
+        old, new = _record(lock, first, old_seq), _record(lock, first, new_seq)
+        assert len(old) == len(new) == RECORD_BYTES
+        allowed = {None, Marker(first, old_seq), Marker(first, new_seq)}
+        for cut in range(RECORD_BYTES + 1):
+            torn = Marker.read(new[:cut] + old[cut:])
+            assert torn in allowed, (old_seq, new_seq, cut, torn)
+    lock.release()
+
+
+def test_a_marker_written_whole_before_records_carried_a_check_still_reads() -> None:
+    legacy = b'{"pid": 4321, "first_hash": "' + b"cd" * 32 + b'", "last_seq": 77}\n'  # truncated, then written
+    assert Marker.read(legacy) == Marker("cd" * 32, 77)
+    padded = legacy.rstrip(b"\n").ljust(RECORD_BYTES - 1) + b"\n"  # in place, so it must carry its check
+    assert Marker.read(padded) is None
+    assert Marker.read(padded.replace(b"77", b"78")) is None
